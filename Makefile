@@ -1,0 +1,23 @@
+# Two commands a newcomer needs: `make run` and `make test`. Both set up .venv themselves.
+.PHONY: run test lint fmt bench worker clean
+
+run:
+	scripts/run.sh
+
+test:
+	scripts/test.sh
+
+lint:
+	scripts/bootstrap.sh && .venv/bin/ruff check . && .venv/bin/ruff format --check .
+
+fmt:
+	scripts/bootstrap.sh && .venv/bin/ruff format . && .venv/bin/ruff check --fix .
+
+bench:
+	scripts/bootstrap.sh && .venv/bin/python -m planner.engine.bench
+
+worker:
+	.venv/bin/celery -A planner.celery worker --loglevel=info
+
+clean:
+	rm -rf .venv var db.sqlite3 staticfiles

@@ -1,0 +1,132 @@
+"""Frozen, typed input specs. Every quantity is SI (bytes, FLOP/s, bytes/s, seconds, watts) or USD, with the
+unit in the name; the JSON parser converts the contract's units (GB, TB/s, TFLOPS, Gb/s, kW) once, on the way in.
+
+Specs for the facility side (network, cooling, economics, serving, jobs) live beside the formulas that use
+them (network.py, power.py, tco.py, inference.py, job.py) and are re-exported here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Precision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"]
+PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+
+#: Bytes per value stored in each precision (weights, activations, KV cache).
+BYTES_PER_VALUE: dict[str, float] = {
+    "fp32": 4.0,
+    "tf32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "fp4": 0.5,
+}
+
+FfnType = Literal["gelu", "swiglu"]
+Recompute = Literal["none", "selective", "full"]
+Optimizer = Literal["adam", "adamw", "sgd_momentum", "adam_8bit"]
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One accelerator's datasheet numbers (dense tensor peaks, no sparsity)."""
+
+    name: str
+    hbm_bytes: float  # capacity as labelled by the vendor, treated as GiB (contract)
+    hbm_bandwidth_bytes_per_s: float
+    peak_flop_per_s: dict[str, float]  # precision -> dense peak; missing precisions are absent
+    tdp_w: float
+    scaleup_bandwidth_bytes_per_s: float  # per-GPU aggregate, both directions summed (catalog convention)
+    catalog_id: str | None = None
+    vendor: str = ""
+    price_usd: float | None = None
+
+    def peak_for(self, precision: str) -> float | None:
+        return self.peak_flop_per_s.get(precision)
+
+
+@dataclass(frozen=True)
+class MoeSpec:
+    """Mixture-of-experts FFN (Switch/GShard style; DeepSeek-V3 adds shared experts and leading dense layers)."""
+
+    experts: int
+    top_k: int
+    expert_ffn_hidden: int
+    shared_experts: int = 0
+    dense_layers: int = 0  # leading layers with a dense FFN of `ffn_hidden` (DeepSeek-V3: 3)
+    router_bias: bool = False
+
+
+@dataclass(frozen=True)
+class MlaSpec:
+    """Multi-head latent attention (DeepSeek-V2/V3, arXiv:2405.04434 §2.1): low-rank Q and compressed KV."""
+
+    q_lora_rank: int
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A decoder-only transformer's shape. `params_override` is set when only a parameter count was given."""
+
+    name: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn_hidden: int
+    ffn_type: FfnType
+    vocab: int
+    seq_len: int
+    tied_embeddings: bool = False
+    bias: bool = False  # linear-layer biases (GPT-2/3, BLOOM); Llama-style models have none
+    norm: Literal["layernorm", "rmsnorm"] = "rmsnorm"
+    position_embedding: Literal["learned", "rotary", "alibi"] = "rotary"
+    moe: MoeSpec | None = None
+    mla: MlaSpec | None = None
+    params_override: float | None = None
+    source: str = ""
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+
+@dataclass(frozen=True)
+class ParallelismSpec:
+    """How one training job is laid out over the GPUs (Megatron-LM / DeepSpeed vocabulary)."""
+
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    cp: int = 1
+    ep: int = 1
+    virtual_stages: int = 1  # interleaved 1F1B when > 1 (arXiv:2104.04473 §2.2.2)
+    sequence_parallel: bool = True
+    zero_stage: int = 1
+    recompute: Recompute = "selective"
+    flash_attention: bool = True
+    micro_batch: int = 1
+    global_batch: int = 1  # sequences per optimizer step
+
+
+@dataclass(frozen=True)
+class ScaleOutSpec:
+    """The scale-out (inter-node) fabric as the time model sees it."""
+
+    bandwidth_bytes_per_s_per_gpu: float
+    latency_s: float = 5e-6
+    efficiency: float = 0.8  # achieved fraction of line rate for large collectives
+
+
+@dataclass(frozen=True)
+class TrainingSpec:
+    tokens: float
+    precision: Precision
+    optimizer: Optimizer
+    parallelism: ParallelismSpec = field(default_factory=ParallelismSpec)

@@ -1,0 +1,1 @@
+"""Planning models (scenarios, runs) arrive with the planning issue."""

@@ -1,0 +1,16 @@
+"""Root URL configuration: admin, accounts, catalog pages and planning pages."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from planner import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("catalog/", include("catalog.urls")),
+    path("admin/", admin.site.urls),
+]

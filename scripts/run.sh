@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Start the app on http://127.0.0.1:8000 with a Celery worker beside it. SQLite and an embedded broker by
+# default; REDIS_URL / DATABASE_URL switch to Redis and PostgreSQL. Ctrl-C stops both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh
+if [ ! -f .env ]; then
+  echo "== Writing a local .env (DEBUG on, a fresh random SECRET_KEY)"
+  key=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(50))')
+  printf 'DEBUG=1\nSECRET_KEY=%s\n' "$key" > .env
+fi
+PY=.venv/bin/python
+$PY manage.py migrate --noinput -v 0
+$PY manage.py load_catalog
+$PY manage.py create_demo_user
+HOST="${HOST:-127.0.0.1}"; PORT="${PORT:-8000}"
+echo "== Starting the Celery worker and the web server on http://$HOST:$PORT (Ctrl-C stops both)"
+.venv/bin/celery -A planner.celery worker --loglevel=warning --concurrency="${CELERY_CONCURRENCY:-2}" &
+worker=$!
+$PY manage.py runserver "$HOST:$PORT" &
+web=$!
+stop() { trap - INT TERM EXIT; kill -TERM "$web" "$worker" 2>/dev/null || true; wait "$web" "$worker" 2>/dev/null || true; echo "Stopped."; }
+trap stop INT TERM EXIT
+wait -n "$web" "$worker" || true
