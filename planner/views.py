@@ -1,14 +1,312 @@
-"""Planning views: thin (access check, form, one service or selector call, render)."""
+"""Planning views, each thin: access check (login + an owner-filtering selector) -> form -> one service or
+selector call -> render or redirect."""
 
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from planner import selectors, services
+from planner.engine.errors import SpecError
+from planner.forms import (
+    DEFAULT_INITIAL,
+    FIELDSETS,
+    MANUAL_PARALLELISM_FIELDS,
+    STARTERS,
+    STARTERS_BY_KEY,
+    CloneForm,
+    CompareForm,
+    ScenarioForm,
+    ScenarioSearchForm,
+    SignupForm,
+    initial_from_scenario,
+)
+from planner.reports import charts as chart_specs
+from planner.reports.columns import (
+    HARDWARE_BOM_COLUMNS,
+    NETWORK_BOM_COLUMNS,
+    SCENARIO_LIST_COLUMNS,
+    YEARLY_COLUMNS,
+    metrics_for,
+)
 
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+#: Column sets the results page renders (declared once in planner/reports/columns.py).
+RESULT_TABLES = {
+    "hardware_columns": HARDWARE_BOM_COLUMNS,
+    "network_columns": NETWORK_BOM_COLUMNS,
+    "yearly_columns": YEARLY_COLUMNS,
+}
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"ok": True})
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    recent = selectors.scenario_recent(user=request.user)
+    return render(request, "home.html", {"recent": recent, "starters": STARTERS})
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = services.user_signup(form=form)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.get_username()}. Plan your first cluster below.")
+        return redirect("home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+# ------------------------------------------------------------------------------------------------ list
+
+
+@login_required
+@require_GET
+def scenario_list(request: HttpRequest) -> HttpResponse:
+    search = ScenarioSearchForm(request.GET or None)
+    scenarios = selectors.scenario_list(user=request.user, query=search.query(), ordering=search.ordering())
+    return render(
+        request,
+        "planner/scenario_list.html",
+        {"scenarios": scenarios, "search": search, "columns": SCENARIO_LIST_COLUMNS},
+    )
+
+
+# ------------------------------------------------------------------------------------------------ create / edit
+
+
+def _form_context(form: ScenarioForm, **extra: Any) -> dict[str, Any]:
+    return {
+        "form": form,
+        "fieldsets": FIELDSETS,
+        "manual_fields": MANUAL_PARALLELISM_FIELDS,
+        **extra,
+    }
+
+
+def _save_scenario(request: HttpRequest, form: ScenarioForm, *, scenario: Any = None) -> Any:
+    """Run the create/update service; engine problems go back onto the form's fields (nothing saved)."""
+    try:
+        if scenario is None:
+            return services.scenario_create(owner=request.user, inputs=form.scenario_inputs())
+        return services.scenario_update(scenario=scenario, inputs=form.scenario_inputs())
+    except SpecError as error:
+        form.add_engine_problems(error.problems)
+        return None
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def scenario_create(request: HttpRequest) -> HttpResponse:
+    starter = STARTERS_BY_KEY.get(request.GET.get("starter", ""))
+    initial = starter.initial if starter else {**DEFAULT_INITIAL, "name": "New cluster plan"}
+    form = ScenarioForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        scenario = _save_scenario(request, form)
+        if scenario is not None:
+            messages.success(request, f"Saved “{scenario.name}”.")
+            return redirect(scenario)
+    context = _form_context(form, preview_url=reverse("scenario_preview_new"), starter=starter)
+    return render(request, "planner/scenario_form.html", context, status=200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def scenario_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    form = ScenarioForm(request.POST or None, initial=initial_from_scenario(scenario))
+    if request.method == "POST" and form.is_valid():
+        saved = _save_scenario(request, form, scenario=scenario)
+        if saved is not None:
+            messages.success(request, f"Saved “{saved.name}” and evaluated it again.")
+            return redirect(saved)
+    context = _form_context(
+        form, scenario=scenario, preview_url=reverse("scenario_preview", args=[scenario.pk])
+    )
+    return render(request, "planner/scenario_form.html", context)
+
+
+def _preview_response(request: HttpRequest) -> JsonResponse:
+    """Validate the posted form and evaluate it without saving: headline HTML, chart specs, field errors."""
+    started = time.perf_counter()
+    form = ScenarioForm(request.POST)
+    engine_ms = 0.0
+    body: dict[str, Any] = {"ok": False, "errors": {}, "headline_html": "", "charts": []}
+    if form.is_valid():
+        try:
+            evaluation = services.scenario_preview(owner=request.user, inputs=form.scenario_inputs())
+        except SpecError as error:
+            form.add_engine_problems(error.problems)
+        else:
+            engine_ms = evaluation.elapsed_ms
+            kind = evaluation.output.get("kind") or form.cleaned_data["workload_kind"]
+            body["ok"] = True
+            body["headline_html"] = render_to_string(
+                "planner/_headline.html",
+                {
+                    "output": evaluation.output,
+                    "metrics": metrics_for(kind),
+                    "search": evaluation.search_summary,
+                    "kind": kind,
+                },
+                request=request,
+            )
+            body["charts"] = chart_specs.result_charts(evaluation.output, kind=kind)
+    body["errors"] = {name: [str(m) for m in errs] for name, errs in form.errors.items()}
+    total_ms = (time.perf_counter() - started) * 1000
+    body["server_ms"] = round(total_ms, 1)
+    response = JsonResponse(body, status=200)
+    response["Server-Timing"] = f"engine;dur={engine_ms:.1f}, total;dur={total_ms:.1f}"
+    return response
+
+
+@login_required
+@require_POST
+def scenario_preview_new(request: HttpRequest) -> JsonResponse:
+    return _preview_response(request)
+
+
+@login_required
+@require_POST
+def scenario_preview(request: HttpRequest, pk: int) -> JsonResponse:
+    selectors.scenario_get(user=request.user, pk=pk)
+    return _preview_response(request)
+
+
+# ------------------------------------------------------------------------------------------------ results
+
+
+@login_required
+@require_GET
+def scenario_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    page = selectors.result_page(scenario=scenario)
+    return render(request, "planner/scenario_detail.html", {"page": page, **RESULT_TABLES})
+
+
+@login_required
+@require_GET
+def scenario_result(request: HttpRequest, pk: int, result_id: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    page = selectors.result_page(scenario=scenario, result_id=result_id)
+    return render(request, "planner/scenario_detail.html", {"page": page, **RESULT_TABLES})
+
+
+@login_required
+@require_POST
+def scenario_reevaluate(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    try:
+        services.scenario_reevaluate(scenario=scenario)
+    except SpecError as error:
+        messages.error(
+            request, f"The scenario can no longer be evaluated: {error}. Edit it to fix the inputs."
+        )
+    else:
+        messages.success(
+            request, "Evaluated again with today's catalog and engine; earlier results are kept."
+        )
+    return redirect(scenario)
+
+
+# ------------------------------------------------------------------------------------------------ clone / delete
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def scenario_clone(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    form = CloneForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            copy = services.scenario_clone(
+                scenario=scenario,
+                owner=request.user,
+                name=form.cleaned_data["name"],
+                gpu=form.cleaned_data["gpu"],
+            )
+        except SpecError as error:
+            form.add_error("gpu", f"The copy cannot be evaluated: {error}")
+        else:
+            messages.success(request, f"Created “{copy.name}”.")
+            return redirect(copy)
+    return render(request, "planner/scenario_clone.html", {"scenario": scenario, "form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def scenario_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    if request.method == "POST":
+        name = scenario.name
+        services.scenario_delete(scenario=scenario)
+        messages.success(request, f"Deleted “{name}”.")
+        return redirect("scenario_list")
+    return render(request, "planner/scenario_confirm_delete.html", {"scenario": scenario})
+
+
+# ------------------------------------------------------------------------------------------------ compare
+
+
+@login_required
+@require_GET
+def scenario_compare(request: HttpRequest) -> HttpResponse:
+    form = CompareForm(request.GET or None)
+    if not form.is_valid():
+        scenarios = selectors.scenario_list(user=request.user)
+        return render(request, "planner/scenario_compare_pick.html", {"form": form, "scenarios": scenarios})
+    scenarios = selectors.scenarios_for_compare(user=request.user, ids=form.cleaned_data["ids"])
+    outputs = [s.latest_result.output if s.latest_result else {} for s in scenarios]
+    context = {
+        "scenarios": scenarios,
+        "groups": selectors.comparison_rows(scenarios),
+        "charts": chart_specs.comparison_charts([s.name for s in scenarios], outputs),
+    }
+    return render(request, "planner/scenario_compare.html", context)
+
+
+# ------------------------------------------------------------------------------------------------ sharing
+
+
+@login_required
+@require_POST
+def share_create(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    link = services.share_link_create(scenario=scenario)
+    messages.success(request, f"Read-only link: {request.build_absolute_uri(link.get_absolute_url())}")
+    return redirect(scenario)
+
+
+@login_required
+@require_POST
+def share_revoke(request: HttpRequest, pk: int, link_id: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    link = selectors.share_link_for_scenario(scenario=scenario, link_id=link_id)
+    services.share_link_revoke(link=link)
+    messages.success(request, "The share link is revoked; it now answers “not found”.")
+    return redirect(scenario)
+
+
+@require_GET
+def share_view(request: HttpRequest, token: str) -> HttpResponse:
+    link = selectors.share_link_get(token=token)
+    page = selectors.result_page(scenario=link.scenario, with_history=False)
+    response = render(
+        request, "planner/scenario_detail.html", {"page": page, "shared": True, **RESULT_TABLES}
+    )
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Referrer-Policy"] = "no-referrer"
+    return response

@@ -31,3 +31,6 @@ KWH = 3.6e6  # joules in one kilowatt-hour
 MWH = 3.6e9
 
 BILLION = 1e9
+
+BITS_PER_GBIT = 1e9  # network rates: 1 Gb/s = 1e9 bit/s
+MICROSECOND = 1e-6

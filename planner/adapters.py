@@ -1,0 +1,456 @@
+"""The one boundary between the ORM and the engine: catalog rows + a Scenario -> the engine's JSON payload.
+
+Units convert here on the way in (form fractions stay fractions; catalog columns already carry the contract's
+units: GB, TB/s, TFLOPS, Gb/s, kW, USD). The adapter also records which catalog rows and values fed the payload
+(`CatalogSnapshot`), so a stored result can say later that the catalog changed since it was computed.
+
+The adapter never computes a figure: every number it sends is a catalog value or a user input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import models
+
+from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
+
+#: Objective used for "automatic" parallelism: the fastest layout that fits (engine search objective).
+AUTOMATIC_OBJECTIVE = "min_time"
+#: How many ranked layouts the automatic search returns (the best one is used, the rest are shown).
+AUTOMATIC_MAX_RESULTS = 5
+
+# Catalog fields that feed the payload, per catalog model (the snapshot records exactly these).
+GPU_FIELDS = (
+    "vendor",
+    "model",
+    "memory_gb",
+    "mem_bandwidth_tbs",
+    "fp32_tflops",
+    "tf32_tflops",
+    "bf16_tflops",
+    "fp16_tflops",
+    "fp8_tflops",
+    "int8_tops",
+    "fp4_tflops",
+    "tdp_w",
+    "scaleup_bw_gbs",
+    "price_usd",
+)
+SYSTEM_FIELDS = ("vendor", "name", "gpus", "system_max_power_kw", "price_usd")
+CPU_FIELDS = ("vendor", "model", "cores", "tdp_w", "price_usd")
+INTERCONNECT_FIELDS = ("name", "port_rate_gbps")
+SWITCH_FIELDS = ("vendor", "model", "ports", "port_speed_gbps", "power_w", "price_usd")
+COOLING_FIELDS = ("name",)  # the engine's cooling presets carry the numbers (see _cooling_payload)
+ECONOMICS_FIELDS = ("region", "metric", "value", "unit", "period")
+
+# Catalog GPU column -> contract `tflops` key (all dense peaks; INT8 is TOPS, keyed like the precision).
+GPU_TFLOPS_KEYS = {
+    "fp32": "fp32_tflops",
+    "tf32": "tf32_tflops",
+    "bf16": "bf16_tflops",
+    "fp16": "fp16_tflops",
+    "fp8": "fp8_tflops",
+    "int8": "int8_tops",
+    "fp4": "fp4_tflops",
+}
+
+
+def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+# --------------------------------------------------------------------------------------------- snapshot
+
+
+@dataclass(frozen=True)
+class CatalogChange:
+    """One catalog value that differs between a stored result and the catalog today."""
+
+    role: str  # "gpu", "switch", ...
+    row_label: str
+    field: str
+    field_label: str
+    old: Any
+    new: Any
+
+    def __str__(self) -> str:
+        return f"{self.row_label} {self.field_label}: {self.old} -> {self.new}"
+
+
+def _row_entry(role: str, row: models.Model, fields: Iterable[str]) -> dict[str, Any]:
+    values = {name: getattr(row, name) for name in fields}
+    updated_at = getattr(row, "updated_at", None)
+    return {
+        "role": role,
+        "model": row._meta.model_name,
+        "id": str(row.pk),
+        "label": str(row),
+        "updated_at": updated_at.isoformat() if updated_at else None,
+        "sources": list(getattr(row, "source_urls", []) or []),
+        "values": values,
+    }
+
+
+def _scenario_gpu(scenario: Scenario) -> Any:
+    """The catalog GPU a scenario uses: its own choice, else the system template's GPU."""
+    if scenario.gpu_id is not None:
+        return scenario.gpu
+    if scenario.system_id is not None and scenario.system.gpu_id is not None:
+        return scenario.system.gpu
+    return None
+
+
+def catalog_snapshot(scenario: Scenario) -> dict[str, dict[str, Any]]:
+    """The catalog rows (id, updated_at, sources) and values that feed this scenario's payload, by role."""
+    rows: list[tuple[str, Any, tuple[str, ...]]] = [
+        ("gpu", None if scenario.custom_gpu else _scenario_gpu(scenario), GPU_FIELDS),
+        ("system", scenario.system if scenario.system_id else None, SYSTEM_FIELDS),
+        ("cpu", scenario.cpu if scenario.cpu_id else None, CPU_FIELDS),
+        ("network", scenario.network if scenario.network_id else None, INTERCONNECT_FIELDS),
+        ("switch", scenario.switch if scenario.switch_id else None, SWITCH_FIELDS),
+        ("cooling", scenario.cooling if scenario.cooling_id else None, COOLING_FIELDS),
+        (
+            "electricity",
+            scenario.electricity
+            if scenario.electricity_id and scenario.electricity_usd_per_kwh is None
+            else None,
+            ECONOMICS_FIELDS,
+        ),
+        (
+            "colocation",
+            scenario.colocation
+            if scenario.colocation_id and scenario.facility == FacilityKind.COLOCATION
+            else None,
+            ECONOMICS_FIELDS,
+        ),
+        ("grid_carbon", scenario.grid_carbon if scenario.grid_carbon_id else None, ECONOMICS_FIELDS),
+    ]
+    return {role: _row_entry(role, row, fields) for role, row, fields in rows if row is not None}
+
+
+def snapshot_hash(snapshot: dict[str, dict[str, Any]]) -> str:
+    """A stable SHA-256 of the catalog ids and values a result used."""
+    essential = {role: {"id": e["id"], "values": e["values"]} for role, e in snapshot.items()}
+    return hashlib.sha256(json.dumps(essential, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _field_label(model_name: str, field: str) -> str:
+    from django.apps import apps
+
+    try:
+        model = apps.get_model("catalog", model_name)
+        return str(model._meta.get_field(field).verbose_name)
+    except (LookupError, Exception):  # a field or model that no longer exists keeps its raw name
+        return field.replace("_", " ")
+
+
+def catalog_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[CatalogChange]:
+    """Every value that differs between the snapshot stored with a result and the catalog now."""
+    changes: list[CatalogChange] = []
+    for role, before in old.items():
+        after = new.get(role)
+        if after is None or after["id"] != before["id"]:
+            changes.append(
+                CatalogChange(
+                    role, before["label"], "row", "catalog row", before["label"], "(no longer used)"
+                )
+            )
+            continue
+        for field, old_value in before["values"].items():
+            new_value = after["values"].get(field)
+            if _normalised(old_value) != _normalised(new_value):
+                label = _field_label(before["model"], field)
+                changes.append(CatalogChange(role, before["label"], field, label, old_value, new_value))
+    for role, after in new.items():
+        if role not in old:
+            changes.append(
+                CatalogChange(role, after["label"], "row", "catalog row", "(none)", after["label"])
+            )
+    return changes
+
+
+def _normalised(value: Any) -> Any:
+    """JSON round-trip so that a stored value and a live one compare equal (Decimal, dates, ints vs floats)."""
+    loaded = json.loads(json.dumps(value, default=str))
+    return float(loaded) if isinstance(loaded, int) and not isinstance(loaded, bool) else loaded
+
+
+# --------------------------------------------------------------------------------------------- payload
+
+
+def gpu_payload(gpu: Any) -> dict[str, Any]:
+    """A catalog Gpu row -> the contract's `cluster.gpu` object (dense TFLOPS; memory as labelled)."""
+    tflops = _drop_none({key: getattr(gpu, column) for key, column in GPU_TFLOPS_KEYS.items()})
+    return _drop_none(
+        {
+            "name": gpu.model,
+            "vendor": gpu.vendor or None,
+            "memory_gb": gpu.memory_gb,
+            "memory_bandwidth_tbs": gpu.mem_bandwidth_tbs,
+            "tflops": tflops,
+            "tdp_w": gpu.tdp_w,
+            "scaleup_bandwidth_gbs": gpu.scaleup_bw_gbs,
+            "price_usd": gpu.price_usd,
+        }
+    )
+
+
+def _network_payload(scenario: Scenario) -> dict[str, Any]:
+    network: dict[str, Any] = {"topology": scenario.topology, "oversubscription": scenario.oversubscription}
+    if scenario.network_tiers:
+        network["tiers"] = scenario.network_tiers
+    if scenario.switch_id is not None:
+        sw = scenario.switch
+        network["switch"] = _drop_none(
+            {
+                "name": f"{sw.vendor} {sw.model}".strip(),
+                "ports": sw.ports,
+                "port_gbps": sw.port_speed_gbps,
+                "power_w": sw.power_w,
+                "usd": sw.price_usd,
+            }
+        )
+    return network
+
+
+def _cooling_payload(scenario: Scenario) -> dict[str, Any] | None:
+    """The cooling technology by its catalog id: the engine holds one documented preset per technology (PUE,
+    rack density, fit-out capex, water, each with its source or "planning assumption"), derived from the same
+    catalog rows. A PUE the user types overrides the preset's."""
+    if scenario.cooling_id is None:
+        return None
+    return _drop_none({"name": scenario.cooling_id, "pue": scenario.pue})
+
+
+def cluster_payload(scenario: Scenario) -> dict[str, Any]:
+    gpu = _scenario_gpu(scenario)
+    cluster: dict[str, Any] = {
+        "gpu": dict(scenario.custom_gpu) if scenario.custom_gpu else (gpu_payload(gpu) if gpu else None),
+        "gpus_per_node": scenario.gpus_per_node,
+        "nodes": scenario.nodes,
+    }
+    if scenario.network_id is not None and scenario.network.port_rate_gbps is not None:
+        cluster["scaleout_gbps_per_gpu"] = scenario.network.port_rate_gbps
+    if scenario.system_id is not None and scenario.system.system_max_power_kw is not None:
+        cluster["node_max_power_kw"] = scenario.system.system_max_power_kw
+    if scenario.pue is not None and scenario.cooling_id is None:
+        cluster["pue"] = scenario.pue
+    cluster["network"] = _network_payload(scenario)
+    cooling = _cooling_payload(scenario)
+    if cooling:
+        cluster["cooling"] = cooling
+    if scenario.storage_tb:
+        cluster["storage_tb"] = scenario.storage_tb
+    return cluster
+
+
+def model_payload(scenario: Scenario) -> str | dict[str, Any]:
+    if scenario.custom_model:
+        return dict(scenario.custom_model)
+    return scenario.model_preset
+
+
+def parallelism_payload(scenario: Scenario) -> dict[str, Any]:
+    """Manual layout; dp and global_batch are left out when blank (the engine derives dp, defaults the batch)."""
+    return _drop_none(
+        {
+            "tp": scenario.tp,
+            "pp": scenario.pp,
+            "dp": scenario.dp,
+            "cp": scenario.cp,
+            "ep": scenario.ep,
+            "zero_stage": scenario.zero_stage,
+            "recompute": scenario.recompute,
+            "micro_batch": scenario.micro_batch,
+            "global_batch": scenario.global_batch,
+        }
+    )
+
+
+def workload_payload(scenario: Scenario) -> dict[str, Any]:
+    workload: dict[str, Any] = {"kind": scenario.workload_kind}
+    if scenario.workload_kind == WorkloadKind.JOB:
+        workload["job"] = _drop_none(
+            {
+                "single_gpu_hours": scenario.job_single_gpu_hours,
+                "parallel_fraction": scenario.job_parallel_fraction,
+                "scaling": scenario.job_scaling,
+            }
+        )
+        return workload
+    workload["model"] = model_payload(scenario)
+    workload["precision"] = scenario.precision
+    if scenario.workload_kind == WorkloadKind.INFERENCE:
+        workload["serving"] = _drop_none(
+            {
+                "batch": scenario.serving_batch,
+                "context_len": scenario.context_len,
+                "output_len": scenario.output_len,
+                "target_tokens_per_s": scenario.target_tokens_per_s,
+                "max_ttft_s": scenario.max_ttft_s,
+                "max_tpot_s": scenario.max_tpot_s,
+            }
+        )
+        return workload
+    workload["tokens_b"] = scenario.tokens_b
+    workload["optimizer"] = scenario.optimizer
+    workload["parallelism"] = parallelism_payload(scenario)
+    return workload
+
+
+def economics_payload(scenario: Scenario) -> dict[str, Any]:
+    electricity = scenario.electricity_usd_per_kwh
+    if electricity is None and scenario.electricity_id is not None:
+        electricity = scenario.electricity.value
+    server_usd = scenario.server_price_usd
+    if server_usd is None and scenario.system_id is not None:
+        server_usd = scenario.system.price_usd
+    economics: dict[str, Any] = _drop_none(
+        {
+            "electricity_usd_per_kwh": electricity,
+            "years": scenario.years,
+            "utilization": scenario.utilization,
+            "discount_rate": scenario.discount_rate,
+            "gpu_server_usd": server_usd,
+            "cloud_usd_per_gpu_hour": scenario.cloud_usd_per_gpu_hour,
+            "grid_kgco2_per_kwh": scenario.grid_carbon.value if scenario.grid_carbon_id else None,
+        }
+    )
+    if scenario.facility == FacilityKind.COLOCATION and scenario.colocation_id is not None:
+        economics["colocation_usd_per_kw_month"] = scenario.colocation.value
+    else:
+        economics["colocation_usd_per_kw_month"] = None  # own facility: fit-out capex instead of rent
+    return economics
+
+
+def scenario_payload(scenario: Scenario) -> dict[str, Any]:
+    """The engine's `estimate` input for a scenario (contract JSON plus the agreed optional extensions)."""
+    return {
+        "cluster": cluster_payload(scenario),
+        "workload": workload_payload(scenario),
+        "economics": economics_payload(scenario),
+    }
+
+
+def uses_search(scenario: Scenario) -> bool:
+    return (
+        scenario.workload_kind == WorkloadKind.TRAINING
+        and scenario.parallelism_mode == ParallelismMode.AUTOMATIC
+    )
+
+
+def search_payload(scenario: Scenario) -> dict[str, Any]:
+    """The engine's `search` input restricted to this scenario's GPU and node count: every parallelism field
+    is searched except the global batch, which stays the scenario's (or the engine's default)."""
+    payload = scenario_payload(scenario)
+    parallelism = payload["workload"].pop("parallelism")
+    if "global_batch" in parallelism:
+        payload["workload"]["parallelism"] = {"global_batch": parallelism["global_batch"]}
+    payload["search"] = {
+        "gpus": [payload["cluster"]["gpu"]],
+        "nodes": [scenario.nodes],
+        "objective": AUTOMATIC_OBJECTIVE,
+        "max_results": AUTOMATIC_MAX_RESULTS,
+    }
+    return payload
+
+
+def with_parallelism(payload: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """`payload` with the layout a search chose (only the contract's parallelism keys are taken over)."""
+    keys = {
+        "tp",
+        "pp",
+        "dp",
+        "cp",
+        "ep",
+        "virtual_stages",
+        "sequence_parallel",
+        "zero_stage",
+        "recompute",
+        "micro_batch",
+        "global_batch",
+        "flash_attention",
+    }
+    chosen = {k: v for k, v in config.items() if k in keys}
+    out = json.loads(json.dumps(payload))
+    out["workload"]["parallelism"] = {**out["workload"].get("parallelism", {}), **chosen}
+    return out
+
+
+# ------------------------------------------------------------------------------- engine paths -> form fields
+
+#: Engine problem path prefix -> form field. The longest matching prefix wins; unknown paths go to the form.
+PATH_TO_FIELD: dict[str, str] = {
+    "cluster.gpu": "custom_gpu_name",
+    "cluster.gpu.memory_gb": "custom_gpu_memory_gb",
+    "cluster.gpu.memory_bandwidth_tbs": "custom_gpu_bandwidth_tbs",
+    "cluster.gpu.tflops": "custom_gpu_bf16_tflops",
+    "cluster.gpu.tdp_w": "custom_gpu_tdp_w",
+    "cluster.gpu.scaleup_bandwidth_gbs": "custom_gpu_scaleup_gbs",
+    "cluster.nodes": "nodes",
+    "cluster.gpus_per_node": "gpus_per_node",
+    "cluster.scaleout_gbps_per_gpu": "network",
+    "cluster.node_max_power_kw": "system",
+    "cluster.pue": "pue",
+    "cluster.network": "switch",
+    "cluster.network.topology": "topology",
+    "cluster.network.tiers": "network_tiers",
+    "cluster.network.oversubscription": "oversubscription",
+    "cluster.cooling": "cooling",
+    "cluster.storage_tb": "storage_tb",
+    "workload.kind": "workload_kind",
+    "workload.model": "model_preset",
+    "workload.tokens_b": "tokens_b",
+    "workload.precision": "precision",
+    "workload.optimizer": "optimizer",
+    "workload.parallelism": "parallelism_mode",
+    "workload.parallelism.tp": "tp",
+    "workload.parallelism.pp": "pp",
+    "workload.parallelism.dp": "dp",
+    "workload.parallelism.cp": "cp",
+    "workload.parallelism.ep": "ep",
+    "workload.parallelism.zero_stage": "zero_stage",
+    "workload.parallelism.recompute": "recompute",
+    "workload.parallelism.micro_batch": "micro_batch",
+    "workload.parallelism.global_batch": "global_batch",
+    "workload.serving": "serving_batch",
+    "workload.serving.batch": "serving_batch",
+    "workload.serving.context_len": "context_len",
+    "workload.serving.output_len": "output_len",
+    "workload.serving.target_tokens_per_s": "target_tokens_per_s",
+    "workload.serving.max_ttft_s": "max_ttft_s",
+    "workload.serving.max_tpot_s": "max_tpot_s",
+    "workload.job": "job_single_gpu_hours",
+    "workload.job.single_gpu_hours": "job_single_gpu_hours",
+    "workload.job.parallel_fraction": "job_parallel_fraction",
+    "workload.job.scaling": "job_scaling",
+    "economics.electricity_usd_per_kwh": "electricity",
+    "economics.years": "years",
+    "economics.utilization": "utilization_pct",
+    "economics.discount_rate": "discount_rate_pct",
+    "economics.gpu_server_usd": "server_price_usd",
+    "economics.cloud_usd_per_gpu_hour": "cloud_usd_per_gpu_hour",
+    "economics.colocation_usd_per_kw_month": "colocation",
+    "economics.grid_kgco2_per_kwh": "grid_carbon",
+}
+
+
+def field_for_path(path: str, *, custom_gpu: bool = False, custom_model: bool = False) -> str | None:
+    """The form field an engine problem path concerns (None: a problem with the scenario as a whole)."""
+    parts = path.split(".")
+    if parts[:2] == ["cluster", "gpu"] and not custom_gpu:
+        return "gpu"  # a catalog GPU's numbers are not form fields: the problem is the choice of GPU
+    if parts[:2] == ["workload", "model"]:
+        if not custom_model:
+            return "model_preset"
+        return f"custom_model_{parts[2]}" if len(parts) > 2 else "custom_model_layers"
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in PATH_TO_FIELD:
+            return PATH_TO_FIELD[prefix]
+    return None

@@ -1,0 +1,851 @@
+"""Scenario input: labels and help text with units, normalisation of what people type (percent -> fraction,
+catalog choices -> rows) and the cross-field checks that give a message next to the field concerned.
+
+Forms never call the engine. `ScenarioForm.scenario_inputs()` returns a dict of Scenario field values that
+`planner.services` turns into a scenario; `add_engine_problems()` maps the engine's SpecError paths back here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from planner.adapters import field_for_path
+from planner.models import (
+    FacilityKind,
+    JobScaling,
+    Optimizer,
+    ParallelismMode,
+    Precision,
+    Recompute,
+    Scenario,
+    Topology,
+    WorkloadKind,
+)
+from planner.reports import formatting as fmt
+
+CUSTOM = "custom"
+MAX_NODES = 100_000
+MAX_GPUS_PER_NODE = 1_024
+MAX_TOKENS_B = (
+    1_000_000.0  # 10^15 tokens: far beyond any published run; catches unit slips (tokens vs billions)
+)
+
+ELECTRICITY_CATEGORY = "electricity price"
+ELECTRICITY_UNIT = "USD/kWh"
+COLOCATION_CATEGORY = "colocation"
+COLOCATION_UNIT = "USD per kW per month"
+GRID_CARBON_CATEGORY = "grid carbon"
+SCALE_OUT_CATEGORY_PREFIX = "scale-out fabric"
+COOLING_CATEGORY = "cooling technology"
+
+
+def model_preset_choices() -> list[tuple[str, str]]:
+    """The engine's model presets (name, label), then a custom shape."""
+    from planner.engine.api import presets
+
+    items = sorted(presets().items(), key=lambda kv: kv[1].get("label", kv[0]))
+    return [(name, spec.get("label", name)) for name, spec in items] + [(CUSTOM, "Custom shape…")]
+
+
+class GpuChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Gpu) -> str:
+        memory = fmt.quantity(obj.memory_gb, "GB")
+        bf16 = fmt.quantity(obj.dense_16bit_tflops, "TFLOPS")
+        return f"{obj.vendor} {obj.model} — {memory}, {bf16} dense 16-bit"
+
+
+class SystemChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: System) -> str:
+        gpus = f"{obj.gpus} × {obj.gpu.model}" if obj.gpu_id and obj.gpus else obj.gpu_model_text
+        return f"{obj.vendor} {obj.name} ({gpus})"
+
+
+class NetworkChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Interconnect) -> str:
+        return f"{obj.name} — {fmt.quantity(obj.port_rate_gbps, 'Gb/s')} per GPU port"
+
+
+class SwitchChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Switch) -> str:
+        return f"{obj.vendor} {obj.model} — {obj.ports} × {fmt.quantity(obj.port_speed_gbps, 'Gb/s')}"
+
+
+class CoolingChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Cooling) -> str:
+        if obj.pue_low is None and obj.pue_high is None:
+            return f"{obj.name} (PUE not published)"
+        if obj.pue_low == obj.pue_high or obj.pue_high is None:
+            return f"{obj.name} — PUE {fmt.sig(obj.pue_low)}"
+        return f"{obj.name} — PUE {fmt.sig(obj.pue_low)}–{fmt.sig(obj.pue_high)}"
+
+
+class FactChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: EconomicsFact) -> str:
+        return f"{obj.region}, {obj.period}: {fmt.sig(obj.value, 4)} {obj.unit}"
+
+
+def _int(label: str, help_text: str, *, min_value: int = 1, max_value: int | None = None, **kw: Any) -> Any:
+    return forms.IntegerField(
+        label=label, help_text=help_text, min_value=min_value, max_value=max_value, **kw
+    )
+
+
+def _float(label: str, help_text: str, *, min_value: float | None = 0.0, **kw: Any) -> Any:
+    return forms.FloatField(label=label, help_text=help_text, min_value=min_value, **kw)
+
+
+@dataclass(frozen=True)
+class Fieldset:
+    key: str
+    legend: str
+    fields: tuple[str, ...]
+    show_when: str = ""  # "field=value|value" evaluated by static/js/planner_form.js (and the template)
+
+
+FIELDSETS: tuple[Fieldset, ...] = (
+    Fieldset("about", "Scenario", ("name", "notes")),
+    Fieldset("cluster", "Cluster", ("gpu_source", "gpu", "system", "nodes", "gpus_per_node", "cpu")),
+    Fieldset(
+        "custom_gpu",
+        "Custom GPU (datasheet numbers, dense)",
+        (
+            "custom_gpu_name",
+            "custom_gpu_memory_gb",
+            "custom_gpu_bandwidth_tbs",
+            "custom_gpu_bf16_tflops",
+            "custom_gpu_fp8_tflops",
+            "custom_gpu_tdp_w",
+            "custom_gpu_scaleup_gbs",
+            "custom_gpu_price_usd",
+        ),
+        show_when="gpu_source=custom",
+    ),
+    Fieldset(
+        "network",
+        "Network, cooling and storage",
+        (
+            "network",
+            "switch",
+            "topology",
+            "network_tiers",
+            "oversubscription",
+            "cooling",
+            "pue",
+            "storage_tb",
+        ),
+    ),
+    Fieldset("workload", "Workload", ("workload_kind", "model_preset", "tokens_b", "precision", "optimizer")),
+    Fieldset(
+        "custom_model",
+        "Custom model shape",
+        (
+            "custom_model_layers",
+            "custom_model_hidden",
+            "custom_model_heads",
+            "custom_model_kv_heads",
+            "custom_model_ffn_hidden",
+            "custom_model_ffn_type",
+            "custom_model_vocab",
+            "custom_model_seq_len",
+        ),
+        show_when="model_preset=custom",
+    ),
+    Fieldset(
+        "parallelism",
+        "Parallelism",
+        (
+            "parallelism_mode",
+            "tp",
+            "pp",
+            "dp",
+            "cp",
+            "ep",
+            "zero_stage",
+            "recompute",
+            "micro_batch",
+            "global_batch",
+        ),
+        show_when="workload_kind=training",
+    ),
+    Fieldset(
+        "serving",
+        "Serving",
+        ("serving_batch", "context_len", "output_len", "target_tokens_per_s", "max_ttft_s", "max_tpot_s"),
+        show_when="workload_kind=inference",
+    ),
+    Fieldset(
+        "job",
+        "GPU job",
+        ("job_single_gpu_hours", "job_parallel_fraction", "job_scaling"),
+        show_when="workload_kind=job",
+    ),
+    Fieldset(
+        "economics",
+        "Economics",
+        (
+            "electricity",
+            "electricity_usd_per_kwh",
+            "grid_carbon",
+            "facility",
+            "colocation",
+            "years",
+            "utilization_pct",
+            "discount_rate_pct",
+            "cloud_usd_per_gpu_hour",
+            "server_price_usd",
+        ),
+    ),
+)
+
+#: Fields shown only in manual parallelism mode (the template and the script hide them otherwise).
+MANUAL_PARALLELISM_FIELDS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch")
+
+# Scenario fields copied straight from cleaned_data (same name, same unit).
+DIRECT_FIELDS = (
+    "name",
+    "notes",
+    "nodes",
+    "gpus_per_node",
+    "cpu",
+    "network",
+    "switch",
+    "topology",
+    "network_tiers",
+    "oversubscription",
+    "cooling",
+    "pue",
+    "storage_tb",
+    "workload_kind",
+    "tokens_b",
+    "precision",
+    "optimizer",
+    "parallelism_mode",
+    "tp",
+    "pp",
+    "dp",
+    "cp",
+    "ep",
+    "zero_stage",
+    "recompute",
+    "micro_batch",
+    "global_batch",
+    "serving_batch",
+    "context_len",
+    "output_len",
+    "target_tokens_per_s",
+    "max_ttft_s",
+    "max_tpot_s",
+    "job_single_gpu_hours",
+    "job_parallel_fraction",
+    "job_scaling",
+    "electricity",
+    "electricity_usd_per_kwh",
+    "facility",
+    "colocation",
+    "grid_carbon",
+    "years",
+    "cloud_usd_per_gpu_hour",
+    "server_price_usd",
+)
+CUSTOM_GPU_KEYS = {
+    "custom_gpu_name": "name",
+    "custom_gpu_memory_gb": "memory_gb",
+    "custom_gpu_bandwidth_tbs": "memory_bandwidth_tbs",
+    "custom_gpu_tdp_w": "tdp_w",
+    "custom_gpu_scaleup_gbs": "scaleup_bandwidth_gbs",
+    "custom_gpu_price_usd": "price_usd",
+}
+CUSTOM_GPU_TFLOPS = {"custom_gpu_bf16_tflops": ("bf16", "fp16"), "custom_gpu_fp8_tflops": ("fp8",)}
+CUSTOM_MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_type", "vocab", "seq_len")
+
+
+class ScenarioForm(forms.Form):
+    name = forms.CharField(label="Name", max_length=200, help_text="Shown in lists and comparisons.")
+    notes = forms.CharField(label="Notes", required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    gpu_source = forms.ChoiceField(
+        label="GPU from",
+        choices=[("catalog", "The GPU catalog"), ("system", "A system template"), (CUSTOM, "Custom numbers")],
+        initial="catalog",
+        widget=forms.RadioSelect,
+    )
+    gpu = GpuChoiceField(
+        label="GPU",
+        queryset=Gpu.objects.none(),
+        required=False,
+        help_text="Datasheet numbers from the catalog (dense tensor TFLOPS, memory as labelled).",
+    )
+    system = SystemChoiceField(
+        label="System template",
+        queryset=System.objects.none(),
+        required=False,
+        help_text="Takes the GPU, GPUs per node, rated power and price from the catalog system.",
+    )
+    nodes = _int("Nodes", "Servers in the cluster.", max_value=MAX_NODES)
+    gpus_per_node = _int("GPUs per node", "GPUs in one server (8 for HGX/DGX).", max_value=MAX_GPUS_PER_NODE)
+    cpu = forms.ModelChoiceField(
+        label="Host CPU",
+        queryset=Cpu.objects.none(),
+        required=False,
+        help_text="Recorded with the plan and listed in the bill of materials.",
+    )
+
+    custom_gpu_name = forms.CharField(label="GPU name", max_length=100, required=False)
+    custom_gpu_memory_gb = _float("Memory (GB)", "Capacity as labelled, treated as GiB.", required=False)
+    custom_gpu_bandwidth_tbs = _float("Memory bandwidth (TB/s)", "Peak HBM bandwidth.", required=False)
+    custom_gpu_bf16_tflops = _float(
+        "BF16/FP16 dense (TFLOPS)", "Dense tensor peak, without sparsity.", required=False
+    )
+    custom_gpu_fp8_tflops = _float("FP8 dense (TFLOPS)", "Leave blank if not supported.", required=False)
+    custom_gpu_tdp_w = _float("TDP (W)", "Maximum board or module power.", required=False)
+    custom_gpu_scaleup_gbs = _float(
+        "Scale-up bandwidth (GB/s)", "Per GPU, both directions summed (NVLink 4 = 900).", required=False
+    )
+    custom_gpu_price_usd = _float("Price per GPU (USD)", "Planning price.", required=False)
+
+    network = NetworkChoiceField(
+        label="Scale-out network",
+        queryset=Interconnect.objects.none(),
+        required=False,
+        help_text="One port of this speed per GPU (Gb/s). Blank: the engine's default of 400 Gb/s.",
+    )
+    switch = SwitchChoiceField(
+        label="Switch",
+        queryset=Switch.objects.none(),
+        required=False,
+        help_text="Radix and port speed size the fabric. Blank: the engine's default switch.",
+    )
+    topology = forms.ChoiceField(label="Topology", choices=Topology.choices, initial=Topology.RAIL_OPTIMIZED)
+    network_tiers = forms.TypedChoiceField(
+        label="Tiers",
+        choices=[("", "As few as fit"), ("2", "2 (leaf-spine)"), ("3", "3 (fat tree)")],
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
+    oversubscription = _float(
+        "Oversubscription (x:1)", "1 = non-blocking; 2 = half the uplinks.", min_value=1.0, initial=1.0
+    )
+    cooling = CoolingChoiceField(
+        label="Cooling",
+        queryset=Cooling.objects.none(),
+        required=False,
+        help_text="Sets PUE, rack density and fit-out capex per kW (the engine's sourced preset). Blank: air.",
+    )
+    pue = _float(
+        "PUE override",
+        "Facility power ÷ IT power, at least 1.0. Blank: the cooling's.",
+        min_value=1.0,
+        required=False,
+    )
+    storage_tb = _float("Storage (TB)", "Shared storage capacity, decimal TB.", initial=0.0)
+
+    workload_kind = forms.ChoiceField(label="Workload", choices=WorkloadKind.choices)
+    model_preset = forms.ChoiceField(label="Model", choices=(), required=False)
+    tokens_b = _float(
+        "Training tokens (billions)",
+        "15,000 = 15 trillion tokens (Llama 3.1).",
+        required=False,
+        min_value=None,
+    )
+    precision = forms.ChoiceField(label="Precision", choices=Precision.choices)
+    optimizer = forms.ChoiceField(label="Optimizer", choices=Optimizer.choices, required=False)
+
+    custom_model_layers = _int("Layers", "Transformer blocks.", required=False)
+    custom_model_hidden = _int("Hidden size", "Model width (d_model).", required=False)
+    custom_model_heads = _int("Attention heads", "Query heads.", required=False)
+    custom_model_kv_heads = _int("KV heads", "Fewer than heads means GQA/MQA.", required=False)
+    custom_model_ffn_hidden = _int("FFN hidden size", "Intermediate width of the MLP.", required=False)
+    custom_model_ffn_type = forms.ChoiceField(
+        label="FFN type",
+        choices=[("swiglu", "SwiGLU (3 matrices)"), ("gelu", "GELU (2 matrices)")],
+        required=False,
+    )
+    custom_model_vocab = _int("Vocabulary", "Tokens in the vocabulary.", required=False)
+    custom_model_seq_len = _int("Sequence length", "Tokens per training sequence.", required=False)
+
+    parallelism_mode = forms.ChoiceField(
+        label="Parallelism",
+        choices=ParallelismMode.choices,
+        help_text="Automatic searches every layout on these GPUs and keeps the fastest that fits.",
+    )
+    tp = _int("Tensor parallel (TP)", "GPUs sharing each layer; usually within a node.", required=False)
+    pp = _int("Pipeline parallel (PP)", "Pipeline stages.", required=False)
+    dp = _int("Data parallel (DP)", "Blank: GPUs ÷ (TP × PP × CP).", required=False)
+    cp = _int("Context parallel (CP)", "Splits each sequence.", required=False)
+    ep = _int("Expert parallel (EP)", "For mixture-of-experts models.", required=False)
+    zero_stage = forms.TypedChoiceField(
+        label="ZeRO stage",
+        choices=[(0, "0 (none)"), (1, "1 (optimizer states)"), (2, "2 (+ gradients)"), (3, "3 / FSDP")],
+        coerce=int,
+        initial=1,
+    )
+    recompute = forms.ChoiceField(label="Activation recompute", choices=Recompute.choices)
+    micro_batch = _int("Micro-batch (sequences)", "Sequences per GPU per forward pass.", required=False)
+    global_batch = _int(
+        "Global batch (sequences)",
+        "Sequences per optimizer step. Blank: the engine's default.",
+        required=False,
+    )
+
+    serving_batch = _int("Batch (requests)", "Requests decoded together.", required=False)
+    context_len = _int("Context length (tokens)", "Prompt tokens per request.", required=False)
+    output_len = _int("Output length (tokens)", "Generated tokens per request.", required=False)
+    target_tokens_per_s = _float("Target throughput (tokens/s)", "Whole service; optional.", required=False)
+    max_ttft_s = _float("Max time to first token (s)", "Latency bound; optional.", required=False)
+    max_tpot_s = _float("Max time per output token (s)", "Latency bound; optional.", required=False)
+
+    job_single_gpu_hours = _float("Run time on one GPU (hours)", "Measured.", required=False)
+    job_parallel_fraction = _float(
+        "Parallel fraction", "Share of the run that scales (0–1); 0.95 = 95 %.", required=False
+    )
+    job_scaling = forms.ChoiceField(label="Scaling law", choices=JobScaling.choices, required=False)
+
+    electricity = FactChoiceField(
+        label="Region (electricity price)",
+        queryset=EconomicsFact.objects.none(),
+        required=False,
+        help_text="Catalog electricity price in USD/kWh.",
+    )
+    electricity_usd_per_kwh = _float(
+        "Electricity override (USD/kWh)", "Your contract price; replaces the region's.", required=False
+    )
+    grid_carbon = FactChoiceField(
+        label="Grid carbon intensity",
+        queryset=EconomicsFact.objects.none(),
+        required=False,
+        help_text="kg CO₂ per kWh; blank: the engine's default.",
+    )
+    facility = forms.ChoiceField(label="Facility", choices=FacilityKind.choices, widget=forms.RadioSelect)
+    colocation = FactChoiceField(
+        label="Colocation rate",
+        queryset=EconomicsFact.objects.none(),
+        required=False,
+        help_text="USD per kW of IT per month.",
+    )
+    years = _int("Life (years)", "Depreciation / ownership period.", max_value=30)
+    utilization_pct = _float("Utilisation (%)", "Share of hours the cluster is busy.", min_value=1.0)
+    discount_rate_pct = _float("Discount rate (%/year)", "0 = plain sum; above 0 = net present value.")
+    cloud_usd_per_gpu_hour = _float(
+        "Cloud price (USD per GPU-hour)",
+        "Rental price to compare against; blank: engine default.",
+        required=False,
+    )
+    server_price_usd = _float(
+        "Server price override (USD per node)",
+        "Price of one node with its GPUs; blank: from the system or the GPU price.",
+        required=False,
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        f = self.fields
+        f["gpu"].queryset = Gpu.objects.all()
+        f["system"].queryset = System.objects.select_related("gpu").all()
+        f["cpu"].queryset = Cpu.objects.all()
+        f["network"].queryset = Interconnect.objects.filter(
+            category__istartswith=SCALE_OUT_CATEGORY_PREFIX, port_rate_gbps__isnull=False
+        )
+        f["switch"].queryset = Switch.objects.filter(ports__isnull=False, port_speed_gbps__isnull=False)
+        f["cooling"].queryset = Cooling.objects.filter(category=COOLING_CATEGORY)
+        f["electricity"].queryset = EconomicsFact.objects.filter(
+            category=ELECTRICITY_CATEGORY, unit=ELECTRICITY_UNIT, value__isnull=False
+        )
+        f["colocation"].queryset = EconomicsFact.objects.filter(
+            category=COLOCATION_CATEGORY, unit=COLOCATION_UNIT, value__isnull=False
+        )
+        f["grid_carbon"].queryset = EconomicsFact.objects.filter(
+            category=GRID_CARBON_CATEGORY, value__isnull=False
+        )
+        f["model_preset"].choices = model_preset_choices()
+        f["utilization_pct"].max_value = 100.0
+        f["discount_rate_pct"].max_value = 100.0
+        f["job_parallel_fraction"].max_value = 1.0
+        f["oversubscription"].max_value = 64.0
+
+    # ------------------------------------------------------------------------------------------ cleaning
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        self._clean_gpu(data)
+        kind = data.get("workload_kind")
+        if kind in (WorkloadKind.TRAINING, WorkloadKind.INFERENCE):
+            self._clean_model(data)
+        if kind == WorkloadKind.TRAINING:
+            self._clean_training(data)
+        elif kind == WorkloadKind.INFERENCE:
+            for name in ("serving_batch", "context_len", "output_len"):
+                self._require(data, name)
+        elif kind == WorkloadKind.JOB:
+            self._require(data, "job_single_gpu_hours")
+            self._require(data, "job_parallel_fraction")
+            if data.get("job_single_gpu_hours") is not None and data["job_single_gpu_hours"] <= 0:
+                self.add_error("job_single_gpu_hours", "Must be more than 0 hours.")
+        self._clean_economics(data)
+        return data
+
+    def _require(self, data: dict[str, Any], name: str, message: str = "") -> None:
+        if data.get(name) in (None, "") and name not in self.errors:
+            label = self.fields[name].label
+            self.add_error(name, message or f"{label} is required for this workload.")
+
+    def _clean_gpu(self, data: dict[str, Any]) -> None:
+        source = data.get("gpu_source")
+        if source == "catalog":
+            self._require(data, "gpu", "Pick a GPU from the catalog (or choose a system template).")
+        elif source == "system":
+            system = data.get("system")
+            if system is None:
+                self._require(data, "system", "Pick a system template.")
+            elif system.gpu_id is None:
+                self.add_error(
+                    "system", f"The GPU of {system.name} is not in the catalog; pick the GPU instead."
+                )
+            elif system.gpus:
+                data["gpus_per_node"] = system.gpus  # the template fixes the GPUs per node
+        elif source == CUSTOM:
+            for name in (
+                "custom_gpu_name",
+                "custom_gpu_memory_gb",
+                "custom_gpu_bandwidth_tbs",
+                "custom_gpu_bf16_tflops",
+                "custom_gpu_tdp_w",
+            ):
+                self._require(data, name, "Needed for a custom GPU.")
+            for name in (
+                "custom_gpu_memory_gb",
+                "custom_gpu_bandwidth_tbs",
+                "custom_gpu_bf16_tflops",
+                "custom_gpu_tdp_w",
+            ):
+                if data.get(name) is not None and data[name] <= 0:
+                    self.add_error(name, "Must be more than 0.")
+
+    def _clean_model(self, data: dict[str, Any]) -> None:
+        if data.get("model_preset") in (None, ""):
+            self._require(data, "model_preset", "Pick a model preset or a custom shape.")
+        elif data["model_preset"] == CUSTOM:
+            for key in CUSTOM_MODEL_KEYS:
+                self._require(data, f"custom_model_{key}", "Needed for a custom model shape.")
+            heads, hidden = data.get("custom_model_heads"), data.get("custom_model_hidden")
+            if heads and hidden and hidden % heads:
+                self.add_error("custom_model_heads", f"Must divide the hidden size {hidden:,} (got {heads}).")
+            kv = data.get("custom_model_kv_heads")
+            if heads and kv and heads % kv:
+                self.add_error(
+                    "custom_model_kv_heads", f"Must divide the {heads} attention heads (got {kv})."
+                )
+
+    def _clean_training(self, data: dict[str, Any]) -> None:
+        self._require(data, "tokens_b")
+        tokens_b = data.get("tokens_b")
+        if tokens_b is not None and not 0 < tokens_b <= MAX_TOKENS_B:
+            self.add_error(
+                "tokens_b",
+                f"Give the token count in billions, between 0 and {MAX_TOKENS_B:,.0f} (got {tokens_b:g}).",
+            )
+        if not data.get("optimizer"):
+            self._require(data, "optimizer")
+        if data.get("parallelism_mode") != ParallelismMode.MANUAL:
+            return
+        for name in ("tp", "pp", "cp", "ep", "micro_batch"):
+            self._require(data, name, "Needed when parallelism is set by hand.")
+        gpn, nodes = data.get("gpus_per_node"), data.get("nodes")
+        tp, pp, cp, dp = data.get("tp"), data.get("pp"), data.get("cp"), data.get("dp")
+        if not (gpn and nodes and tp and pp and cp):
+            return
+        total = gpn * nodes
+        if tp <= gpn and gpn % tp:
+            self.add_error("tp", f"TP must divide the {gpn} GPUs of a node (got {tp}).")
+            return
+        if tp > gpn and tp % gpn:
+            self.add_error("tp", f"TP beyond a node must be a multiple of its {gpn} GPUs (got {tp}).")
+            return
+        model_parallel = tp * pp * cp
+        if total % model_parallel:
+            self.add_error(
+                "pp", f"TP × PP × CP = {model_parallel:,} must divide the {total:,} GPUs of the cluster."
+            )
+            return
+        if dp is not None and model_parallel * dp != total:
+            self.add_error(
+                "dp",
+                f"TP × PP × CP × DP = {model_parallel * dp:,} must equal the {total:,} GPUs (blank derives DP).",
+            )
+            return
+        dp = dp or total // model_parallel
+        micro, global_batch = data.get("micro_batch"), data.get("global_batch")
+        if micro and global_batch and global_batch % (micro * dp):
+            self.add_error(
+                "global_batch",
+                f"Must be a multiple of micro-batch × DP = {micro} × {dp} = {micro * dp:,} (got {global_batch:,}).",
+            )
+
+    def _clean_economics(self, data: dict[str, Any]) -> None:
+        if data.get("electricity") is None and data.get("electricity_usd_per_kwh") is None:
+            self.add_error("electricity", "Pick a region or type your electricity price.")
+        if data.get("facility") == FacilityKind.COLOCATION and data.get("colocation") is None:
+            self.add_error("colocation", "Pick a colocation rate (or choose your own facility).")
+
+    # ------------------------------------------------------------------------------------------ output
+
+    def scenario_inputs(self) -> dict[str, Any]:
+        """Scenario field values (catalog rows as instances, ratios as fractions) from a valid form."""
+        data = self.cleaned_data
+        inputs: dict[str, Any] = {name: data.get(name) for name in DIRECT_FIELDS}
+        source = data["gpu_source"]
+        inputs["gpu"] = data.get("gpu") if source == "catalog" else None
+        inputs["system"] = data.get("system") if source == "system" else None
+        inputs["custom_gpu"] = self._custom_gpu(data) if source == CUSTOM else None
+        preset = data.get("model_preset") or ""
+        custom_model = preset == CUSTOM and data.get("workload_kind") != WorkloadKind.JOB
+        inputs["model_preset"] = "" if preset == CUSTOM else preset
+        inputs["custom_model"] = (
+            {key: data[f"custom_model_{key}"] for key in CUSTOM_MODEL_KEYS} if custom_model else None
+        )
+        inputs["utilization"] = data["utilization_pct"] / 100
+        inputs["discount_rate"] = data["discount_rate_pct"] / 100
+        if not inputs.get("optimizer"):
+            inputs["optimizer"] = Optimizer.ADAMW
+        if not inputs.get("job_scaling"):
+            inputs["job_scaling"] = JobScaling.AMDAHL
+        for name, default in (("tp", 1), ("pp", 1), ("cp", 1), ("ep", 1), ("micro_batch", 1)):
+            if inputs.get(name) is None:
+                inputs[name] = default
+        if inputs.get("zero_stage") is None:
+            inputs["zero_stage"] = 1
+        if not inputs.get("recompute"):
+            inputs["recompute"] = Recompute.SELECTIVE
+        if inputs.get("oversubscription") is None:
+            inputs["oversubscription"] = 1.0
+        if inputs.get("storage_tb") is None:
+            inputs["storage_tb"] = 0.0
+        return inputs
+
+    @staticmethod
+    def _custom_gpu(data: dict[str, Any]) -> dict[str, Any]:
+        gpu: dict[str, Any] = {key: data.get(name) for name, key in CUSTOM_GPU_KEYS.items()}
+        tflops: dict[str, float] = {}
+        for name, keys in CUSTOM_GPU_TFLOPS.items():
+            if data.get(name) is not None:
+                tflops.update({key: data[name] for key in keys})
+        gpu["tflops"] = tflops
+        return {k: v for k, v in gpu.items() if v is not None}
+
+    def add_engine_problems(self, problems: list[Any]) -> None:
+        """Attach each engine SpecError problem to the field it concerns (else to the form as a whole)."""
+        custom_gpu = self.cleaned_data.get("gpu_source") == CUSTOM
+        custom_model = self.cleaned_data.get("model_preset") == CUSTOM
+        for problem in problems:
+            name = field_for_path(problem.path, custom_gpu=custom_gpu, custom_model=custom_model)
+            if name == "gpu" and self.cleaned_data.get("gpu_source") == "system":
+                name = "system"
+            if name in self.fields and name not in self.errors:
+                self.add_error(name, problem.message)
+            elif name in self.fields:
+                self.errors[name].append(problem.message)
+            else:
+                self.add_error(None, f"{problem.path}: {problem.message}")
+
+
+def initial_from_scenario(scenario: Scenario) -> dict[str, Any]:
+    """Form initial data that reproduces a scenario (the inverse of `scenario_inputs`)."""
+    initial: dict[str, Any] = {name: getattr(scenario, name) for name in DIRECT_FIELDS}
+    for name in ("cpu", "network", "switch", "cooling", "electricity", "colocation", "grid_carbon"):
+        initial[name] = getattr(scenario, f"{name}_id")
+    if scenario.custom_gpu:
+        initial["gpu_source"] = CUSTOM
+        reverse = {key: name for name, key in CUSTOM_GPU_KEYS.items()}
+        for key, value in scenario.custom_gpu.items():
+            if key in reverse:
+                initial[reverse[key]] = value
+        tflops = scenario.custom_gpu.get("tflops", {})
+        initial["custom_gpu_bf16_tflops"] = tflops.get("bf16", tflops.get("fp16"))
+        initial["custom_gpu_fp8_tflops"] = tflops.get("fp8")
+    elif scenario.system_id:
+        initial["gpu_source"] = "system"
+        initial["system"] = scenario.system_id
+    else:
+        initial["gpu_source"] = "catalog"
+        initial["gpu"] = scenario.gpu_id
+    if scenario.custom_model:
+        initial["model_preset"] = CUSTOM
+        for key in CUSTOM_MODEL_KEYS:
+            initial[f"custom_model_{key}"] = scenario.custom_model.get(key)
+    else:
+        initial["model_preset"] = scenario.model_preset
+    initial["utilization_pct"] = round(scenario.utilization * 100, 6)
+    initial["discount_rate_pct"] = round(scenario.discount_rate * 100, 6)
+    return initial
+
+
+class SignupForm(UserCreationForm):
+    """Username and password twice (Django's validators); the account can plan scenarios at once."""
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username",)
+
+
+class CloneForm(forms.Form):
+    name = forms.CharField(label="Name of the copy", max_length=200, required=False)
+    gpu = GpuChoiceField(
+        label="Run it on",
+        queryset=Gpu.objects.none(),
+        required=False,
+        empty_label="the same GPU",
+        help_text="Swap the GPU to compare the same job on other hardware.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["gpu"].queryset = Gpu.objects.all()
+
+
+class ScenarioSearchForm(forms.Form):
+    SORTS = {
+        "-updated": ("-updated_at", "Recently changed"),
+        "name": ("name", "Name A–Z"),
+        "-created": ("-created_at", "Newest"),
+        "created": ("created_at", "Oldest"),
+        "-gpus": ("-total_gpus", "Most GPUs"),
+    }
+    q = forms.CharField(label="Search by name", required=False, max_length=100)
+    sort = forms.ChoiceField(
+        label="Sort", required=False, choices=[(k, label) for k, (_, label) in SORTS.items()]
+    )
+
+    def ordering(self) -> str:
+        key = self.cleaned_data.get("sort") if self.is_valid() else ""
+        return self.SORTS.get(key or "-updated", self.SORTS["-updated"])[0]
+
+    def query(self) -> str:
+        return (self.cleaned_data.get("q") or "").strip() if self.is_valid() else ""
+
+
+class IntegerListField(forms.Field):
+    """Repeated query parameters (?ids=1&ids=2) as a list of positive integers."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[int]:
+        if not value:
+            return []
+        values = value if isinstance(value, list | tuple) else [value]
+        try:
+            numbers = [int(v) for v in values]
+        except (TypeError, ValueError) as exc:
+            raise forms.ValidationError("Scenario ids must be whole numbers.") from exc
+        if any(n < 1 for n in numbers):
+            raise forms.ValidationError("Scenario ids must be positive.")
+        return list(dict.fromkeys(numbers))
+
+
+class CompareForm(forms.Form):
+    """Which scenarios to compare; ownership is checked by the selector (someone else's id is a 404)."""
+
+    MIN_SCENARIOS = 2
+    MAX_SCENARIOS = 4
+    ids = IntegerListField(label="Scenarios")
+
+    def clean_ids(self) -> list[int]:
+        ids = self.cleaned_data["ids"]
+        if not self.MIN_SCENARIOS <= len(ids) <= self.MAX_SCENARIOS:
+            raise forms.ValidationError(
+                f"Pick between {self.MIN_SCENARIOS} and {self.MAX_SCENARIOS} scenarios to compare (got {len(ids)})."
+            )
+        return ids
+
+
+# ------------------------------------------------------------------------------------------------ starters
+
+#: Catalog rows the starters and a blank form default to (ids of catalog/seed rows).
+DEFAULT_GPU_ID = "nvidia_h100_sxm5_80gb"
+DEFAULT_NETWORK_ID = "ib_ndr"
+DEFAULT_SWITCH_ID = "nvidia_qm9700"
+DEFAULT_ELECTRICITY_ID = "elec_us_industrial_2023"
+DEFAULT_COLOCATION_ID = "colo_na_2024h2"
+
+DEFAULT_INITIAL: dict[str, Any] = {
+    "gpu_source": "catalog",
+    "gpu": DEFAULT_GPU_ID,
+    "nodes": 8,
+    "gpus_per_node": 8,
+    "network": DEFAULT_NETWORK_ID,
+    "switch": DEFAULT_SWITCH_ID,
+    "topology": Topology.RAIL_OPTIMIZED,
+    "oversubscription": 1.0,
+    "storage_tb": 0.0,
+    "workload_kind": WorkloadKind.TRAINING,
+    "model_preset": "llama3.1-70b",
+    "tokens_b": 15_000.0,
+    "precision": Precision.BF16,
+    "optimizer": Optimizer.ADAMW,
+    "parallelism_mode": ParallelismMode.AUTOMATIC,
+    "tp": 8,
+    "pp": 1,
+    "cp": 1,
+    "ep": 1,
+    "zero_stage": 1,
+    "recompute": Recompute.SELECTIVE,
+    "micro_batch": 1,
+    "serving_batch": 32,
+    "context_len": 4096,
+    "output_len": 512,
+    "job_single_gpu_hours": 12.0,
+    "job_parallel_fraction": 0.95,
+    "job_scaling": JobScaling.AMDAHL,
+    "electricity": DEFAULT_ELECTRICITY_ID,
+    "facility": FacilityKind.COLOCATION,
+    "colocation": DEFAULT_COLOCATION_ID,
+    "years": 5,
+    "utilization_pct": 80.0,
+    "discount_rate_pct": 0.0,
+}
+
+
+@dataclass(frozen=True)
+class Starter:
+    """A ready-made scenario for the "new scenario from preset" flow (form initial data, not saved)."""
+
+    key: str
+    title: str
+    description: str
+    overrides: tuple[tuple[str, Any], ...]
+
+    @property
+    def initial(self) -> dict[str, Any]:
+        return {**DEFAULT_INITIAL, "name": self.title, **dict(self.overrides)}
+
+
+STARTERS: tuple[Starter, ...] = (
+    Starter(
+        "llama70b-h100",
+        "Llama 3.1 70B on 64 H100s, 15T tokens",
+        "Pre-train Llama 3.1 70B on 8 nodes × 8 H100 SXM5 with the fastest layout that fits.",
+        (),
+    ),
+    Starter(
+        "llama70b-b200",
+        "Llama 3.1 70B on 64 B200s, 15T tokens",
+        "The same job on 8 HGX B200 nodes: faster, and at what price and power?",
+        (("gpu", "nvidia_b200_hgx"),),
+    ),
+    Starter(
+        "llama8b-serving",
+        "Serve Llama 3.1 8B on one H100 node",
+        "Inference: 32 concurrent requests, 4,096-token prompts, 512-token answers.",
+        (("workload_kind", WorkloadKind.INFERENCE), ("model_preset", "llama3.1-8b"), ("nodes", 1)),
+    ),
+    Starter(
+        "md-job",
+        "Molecular dynamics: 12 GPU-hours on 8 GPUs",
+        "A generic GPU job that is 95 % parallel (Amdahl's law) on one 8-GPU node.",
+        (("workload_kind", WorkloadKind.JOB), ("nodes", 1)),
+    ),
+)
+STARTERS_BY_KEY: dict[str, Starter] = {s.key: s for s in STARTERS}

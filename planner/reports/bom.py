@@ -1,0 +1,113 @@
+"""The hardware bill of materials of a stored result: servers, GPUs, CPUs, network, storage and facility rows.
+
+Quantities are the scenario's inputs; prices and totals are the engine's (payload and output). A GPU or NIC
+priced inside the server says so instead of being counted twice. Columns: `columns.HARDWARE_BOM_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.models import Scenario, ScenarioResult
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _row(item: str, detail: str, quantity: Any, unit_usd: Any, total_usd: Any, basis: str) -> dict[str, Any]:
+    return {
+        "item": item,
+        "detail": detail,
+        "quantity": quantity,
+        "unit_usd": unit_usd,
+        "total_usd": total_usd,
+        "basis": basis,
+    }
+
+
+def _assumption(output: dict[str, Any], name: str) -> Any:
+    return _get(output, "assumptions", name, "value")
+
+
+def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
+    payload, output = result.input_payload, result.output
+    cluster = payload.get("cluster", {})
+    gpu = cluster.get("gpu") if isinstance(cluster.get("gpu"), dict) else {}
+    nodes, per_node = cluster.get("nodes"), cluster.get("gpus_per_node")
+    capex = _get(output, "cost", "capex_breakdown_usd") or {}
+    rows: list[dict[str, Any]] = []
+    server_usd = _get(payload, "economics", "gpu_server_usd")
+    if server_usd is None:
+        server_usd = _assumption(output, "gpu_server_usd")
+    server_basis = "system price (catalog)" if scenario.system_id else "engine: GPU price × GPUs + host"
+    if scenario.server_price_usd is not None:
+        server_basis = "your override"
+    system_name = scenario.system.name if scenario.system_id else "GPU server"
+    rows.append(
+        _row(
+            "Servers",
+            f"{system_name}, {per_node} × {gpu.get('name', 'GPU')} each",
+            nodes,
+            server_usd,
+            capex.get("servers"),
+            server_basis,
+        )
+    )
+    gpu_basis = ""
+    if scenario.gpu_id and scenario.gpu.price_basis:
+        gpu_basis = scenario.gpu.price_basis
+    elif scenario.custom_gpu:
+        gpu_basis = "your custom GPU"
+    total_gpus = nodes * per_node if isinstance(nodes, int) and isinstance(per_node, int) else None
+    rows.append(
+        _row(
+            "GPUs",
+            f"{gpu.get('name', 'GPU')} (in the server price)",
+            total_gpus,
+            gpu.get("price_usd"),
+            None,
+            gpu_basis,
+        )
+    )
+    if scenario.cpu_id:
+        cpus = scenario.system.cpus if scenario.system_id and scenario.system.cpus else None
+        quantity = cpus * nodes if cpus and isinstance(nodes, int) else None
+        rows.append(
+            _row(
+                "CPUs",
+                f"{scenario.cpu.vendor} {scenario.cpu.model} (in the server price)",
+                quantity,
+                scenario.cpu.price_usd,
+                None,
+                scenario.cpu.price_basis,
+            )
+        )
+    network = output.get("network") or {}
+    if network:
+        detail = (
+            f"{network.get('switches', 0):,} switches, {network.get('nics', 0):,} NICs, "
+            f"{network.get('transceivers', 0):,} transceivers, {network.get('cables', 0):,} cables"
+        )
+        rows.append(
+            _row(
+                "Scale-out network",
+                detail,
+                None,
+                None,
+                capex.get("network", network.get("capex_usd")),
+                "engine network BOM (below)",
+            )
+        )
+    storage_tb = cluster.get("storage_tb")
+    if storage_tb or capex.get("storage"):
+        rows.append(_row("Storage", "shared storage, TB", storage_tb, None, capex.get("storage"), "engine"))
+    if capex.get("facility"):
+        cooling = scenario.cooling.name if scenario.cooling_id else "default cooling"
+        racks = _get(output, "power", "racks")
+        rows.append(_row("Facility fit-out", f"{cooling}; racks", racks, None, capex["facility"], "engine"))
+    return rows

@@ -1,0 +1,101 @@
+"""Number formatting for people: thousands separators, sensible precision and the unit after a narrow space.
+
+One place for every page, table, CSV header and PDF, so a figure reads the same everywhere. `None` (not
+published, not applicable) renders as an em dash, never as 0.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MISSING = "—"
+NBSP = "\u00a0"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def number(value: Any, decimals: int = 0) -> str:
+    """1234567.8 -> "1,234,568"; with decimals=1 -> "1,234,567.8"."""
+    if not _is_number(value):
+        return MISSING
+    return f"{value:,.{decimals}f}"
+
+
+def sig(value: Any, digits: int = 3) -> str:
+    """About `digits` significant digits, never scientific notation, thousands separated: 93.41 -> "93.4",
+    0.01234 -> "0.0123", 1234567 -> "1,234,567"."""
+    if not _is_number(value):
+        return MISSING
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, digits - 1 - magnitude)
+    return f"{value:,.{decimals}f}"
+
+
+def with_unit(text: str, unit: str) -> str:
+    if text == MISSING or not unit:
+        return text
+    return f"{text}{NBSP}{unit}"
+
+
+def quantity(value: Any, unit: str = "", digits: int = 3) -> str:
+    return with_unit(sig(value, digits), unit)
+
+
+def usd(value: Any) -> str:
+    """Whole dollars with separators: 12345678.9 -> "$12,345,679"; small amounts keep cents: 2.5 -> "$2.50"."""
+    if not _is_number(value):
+        return MISSING
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    if magnitude < 100:
+        return f"{sign}${magnitude:,.2f}"
+    return f"{sign}${magnitude:,.0f}"
+
+
+def usd_compact(value: Any) -> str:
+    """Headline dollars: 12345678 -> "$12.3 M", 2.1e9 -> "$2.10 B", 48200 -> "$48,200"."""
+    if not _is_number(value):
+        return MISSING
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    for threshold, suffix in ((1e9, "B"), (1e6, "M")):
+        if magnitude >= threshold:
+            return f"{sign}${sig(magnitude / threshold, 3)}{NBSP}{suffix}"
+    return sign + usd(magnitude)
+
+
+def percent(fraction: Any, decimals: int = 1) -> str:
+    """A fraction as a percentage: 0.423 -> "42.3 %"."""
+    if not _is_number(fraction):
+        return MISSING
+    return f"{fraction * 100:,.{decimals}f}{NBSP}%"
+
+
+def power_kw(value_kw: Any) -> str:
+    """kW below 1 MW, MW above: 850 -> "850 kW", 1234.5 -> "1.23 MW"."""
+    if not _is_number(value_kw):
+        return MISSING
+    if abs(value_kw) >= 1000:
+        return quantity(value_kw / 1000, "MW")
+    return quantity(value_kw, "kW")
+
+
+def days(value: Any) -> str:
+    return quantity(value, "days")
+
+
+def yes_no(value: Any) -> str:
+    if value is None:
+        return MISSING
+    return "yes" if value else "no"
+
+
+def text(value: Any) -> str:
+    if value is None or value == "":
+        return MISSING
+    return str(value)

@@ -1,0 +1,179 @@
+"""Read side of the planning pages. Every user-owned object is fetched here, filtered by its owner, so another
+user's scenario is a 404 (never a 403 that would confirm it exists)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import F, QuerySet
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+
+from planner import adapters
+from planner.models import Scenario, ScenarioResult, ShareLink
+from planner.reports import charts
+from planner.reports.bom import hardware_bom
+from planner.reports.columns import INPUT_ROWS, METRICS, Column, best_index, metrics_for
+
+#: Catalog rows a scenario page reads, fetched in the same query.
+SCENARIO_RELATED = (
+    "gpu",
+    "system",
+    "system__gpu",
+    "cpu",
+    "network",
+    "switch",
+    "cooling",
+    "electricity",
+    "colocation",
+    "grid_carbon",
+)
+#: Large JSON columns a list does not need.
+RESULT_HEAVY_FIELDS = (
+    "latest_result__input_payload",
+    "latest_result__output",
+    "latest_result__catalog_snapshot",
+    "latest_result__search_summary",
+)
+RECENT_SCENARIOS = 5
+
+
+def scenario_list(*, user: AbstractBaseUser, query: str = "", ordering: str = "-updated_at") -> QuerySet:
+    """The user's scenarios with their latest headline figures; a fixed number of queries for any length."""
+    qs = (
+        Scenario.objects.filter(owner=user)
+        .select_related("gpu", "system", "latest_result")
+        .defer(*RESULT_HEAVY_FIELDS)
+        .annotate(gpu_count=F("nodes") * F("gpus_per_node"))
+    )
+    if query:
+        qs = qs.filter(name__icontains=query)
+    ordering = ordering.replace("total_gpus", "gpu_count")
+    return qs.order_by(ordering, "-pk")
+
+
+def scenario_recent(*, user: AbstractBaseUser) -> list[Scenario]:
+    return list(scenario_list(user=user)[:RECENT_SCENARIOS])
+
+
+def scenario_get(*, user: AbstractBaseUser, pk: int) -> Scenario:
+    """One of the user's scenarios with its catalog rows, or 404."""
+    return get_object_or_404(
+        Scenario.objects.select_related(*SCENARIO_RELATED, "latest_result"), pk=pk, owner=user
+    )
+
+
+def scenario_result_get(*, scenario: Scenario, result_id: int | None = None) -> ScenarioResult | None:
+    if result_id is None:
+        return scenario.latest_result
+    return get_object_or_404(ScenarioResult, pk=result_id, scenario=scenario)
+
+
+@dataclass
+class ResultPage:
+    """Everything the results page (and the share page) shows for one stored result."""
+
+    scenario: Scenario
+    result: ScenarioResult | None
+    is_latest: bool = True
+    catalog_changes: list[adapters.CatalogChange] = field(default_factory=list)
+    engine_changed: bool = False
+    current_engine_version: str = ""
+    metrics: list[Column] = field(default_factory=list)
+    charts: list[dict[str, Any]] = field(default_factory=list)
+    hardware_bom: list[dict[str, Any]] = field(default_factory=list)
+    history: list[ScenarioResult] = field(default_factory=list)
+    share_links: list[ShareLink] = field(default_factory=list)
+
+    @property
+    def output(self) -> dict[str, Any]:
+        return self.result.output if self.result else {}
+
+    @property
+    def is_stale(self) -> bool:
+        return bool(self.catalog_changes) or self.engine_changed
+
+
+def _current_engine_version() -> str:
+    from planner.engine.api import ENGINE_VERSION
+
+    return ENGINE_VERSION
+
+
+def result_page(*, scenario: Scenario, result_id: int | None = None, with_history: bool = True) -> ResultPage:
+    result = scenario_result_get(scenario=scenario, result_id=result_id)
+    page = ResultPage(scenario=scenario, result=result, current_engine_version=_current_engine_version())
+    if with_history:
+        page.history = list(scenario.results.only("id", "created_at", "engine_version", "scenario_id")[:20])
+        page.share_links = list(scenario.share_links.filter(revoked_at__isnull=True))
+    if result is None:
+        return page
+    page.is_latest = result.pk == scenario.latest_result_id
+    page.catalog_changes = adapters.catalog_changes(
+        result.catalog_snapshot, adapters.catalog_snapshot(scenario)
+    )
+    page.engine_changed = result.engine_version != page.current_engine_version
+    kind = result.output.get("kind") or scenario.workload_kind
+    page.metrics = metrics_for(kind)
+    page.charts = charts.result_charts(result.output, kind=kind)
+    page.hardware_bom = hardware_bom(result=result, scenario=scenario)
+    return page
+
+
+def scenarios_for_compare(*, user: AbstractBaseUser, ids: list[int]) -> list[Scenario]:
+    """The user's scenarios in the order asked for; 404 when any id is not theirs. One query."""
+    found = {
+        s.pk: s
+        for s in Scenario.objects.filter(owner=user, pk__in=ids).select_related(
+            "gpu", "system", "latest_result"
+        )
+    }
+    if len(found) != len(set(ids)):
+        raise Http404("No such scenario.")
+    return [found[pk] for pk in ids]
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    column: Column
+    cells: list[str]
+    best: set[int]
+    differs: bool
+
+
+def comparison_rows(scenarios: list[Scenario]) -> list[tuple[str, list[ComparisonRow]]]:
+    """Inputs and metrics side by side, with the best value of each row marked and differences flagged."""
+    kinds = {s.workload_kind for s in scenarios}
+    groups: dict[str, list[ComparisonRow]] = {}
+    rows: list[tuple[Column, list[Any]]] = [(c, [c.value(s) for s in scenarios]) for c in INPUT_ROWS]
+    for column in METRICS:
+        if not (column.kinds & kinds):
+            continue
+        outputs = [s.latest_result.output if s.latest_result else {} for s in scenarios]
+        values = [column.value(o) for o in outputs]
+        if all(v is None for v in values):
+            continue
+        rows.append((column, values))
+    for column, values in rows:
+        cells = [column.formatter(v) for v in values]
+        groups.setdefault(column.group, []).append(
+            ComparisonRow(column, cells, best_index(values, column.better), len(set(cells)) > 1)
+        )
+    return list(groups.items())
+
+
+def share_link_get(*, token: str) -> ShareLink:
+    """An active share link with its scenario, or 404 (unknown and revoked tokens look the same)."""
+    return get_object_or_404(
+        ShareLink.objects.select_related(
+            *(f"scenario__{r}" for r in SCENARIO_RELATED), "scenario__latest_result"
+        ),
+        token=token,
+        revoked_at__isnull=True,
+    )
+
+
+def share_link_for_scenario(*, scenario: Scenario, link_id: int) -> ShareLink:
+    return get_object_or_404(ShareLink, pk=link_id, scenario=scenario)

@@ -1,0 +1,197 @@
+"""Write side of the planning pages: create, update, evaluate, clone and delete scenarios; share links; sign-up.
+
+Every service is keyword-only and transactional. A scenario is evaluated by the engine BEFORE anything is
+written, so an engine `SpecError` leaves the database untouched ("nothing saved half-way"). Every figure comes
+from the engine's output dict; the services only store it with the payload and the catalog values it used.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from planner import adapters
+from planner.models import Scenario, ScenarioResult, ShareLink
+from planner.reports.columns import summary_from_output
+
+#: Bytes of randomness in a share token (secrets.token_urlsafe: 32 bytes -> 43 URL-safe characters).
+SHARE_TOKEN_BYTES = 32
+#: Scenario fields a clone copies (everything but identity, ownership, timestamps and the result pointer).
+CLONED_FIELDS = tuple(
+    f.name
+    for f in Scenario._meta.concrete_fields
+    if f.name not in {"id", "owner", "name", "created_at", "updated_at", "latest_result"}
+)
+
+
+def _engine() -> Any:
+    """The engine API (imported on first use so the site still starts while the engine is being installed)."""
+    from planner.engine import api
+
+    return api
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One engine evaluation of a scenario, not yet stored."""
+
+    engine_version: str
+    payload: dict[str, Any]
+    output: dict[str, Any]
+    search_summary: dict[str, Any] | None
+    snapshot: dict[str, dict[str, Any]]
+    catalog_hash: str
+    elapsed_ms: float
+
+
+def _search_summary(search_output: dict[str, Any]) -> dict[str, Any]:
+    """What the page shows about an automatic search: counts, time and the ranked layouts."""
+    return {
+        "objective": search_output.get("objective"),
+        "evaluated": search_output.get("evaluated"),
+        "feasible": search_output.get("feasible"),
+        "elapsed_s": search_output.get("elapsed_s"),
+        "best": search_output.get("best", []),
+    }
+
+
+def scenario_evaluation_run(*, scenario: Scenario) -> Evaluation:
+    """Run the engine on a (possibly unsaved) scenario. Raises the engine's SpecError on bad input.
+
+    Automatic parallelism: `search` restricted to the scenario's GPU and node count with objective min_time;
+    the best feasible layout is then evaluated with `estimate`. When no layout fits, the scenario's own
+    (hand-set) layout is evaluated so the page can show by how much it misses, with the search recorded.
+    """
+    api = _engine()
+    started = time.perf_counter()
+    payload = adapters.scenario_payload(scenario)
+    search_summary = None
+    if adapters.uses_search(scenario):
+        found = api.search(adapters.search_payload(scenario))
+        search_summary = _search_summary(found)
+        if found.get("best"):
+            payload = adapters.with_parallelism(payload, found["best"][0]["config"])
+    output = api.estimate(payload)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    snapshot = adapters.catalog_snapshot(scenario)
+    return Evaluation(
+        engine_version=str(output.get("engine_version") or api.ENGINE_VERSION),
+        payload=payload,
+        output=output,
+        search_summary=search_summary,
+        snapshot=snapshot,
+        catalog_hash=adapters.snapshot_hash(snapshot),
+        elapsed_ms=elapsed_ms,
+    )
+
+
+def _result_store(*, scenario: Scenario, evaluation: Evaluation) -> ScenarioResult:
+    result = ScenarioResult.objects.create(
+        scenario=scenario,
+        engine_version=evaluation.engine_version,
+        input_payload=evaluation.payload,
+        output=evaluation.output,
+        search_summary=evaluation.search_summary,
+        summary=summary_from_output(evaluation.output),
+        catalog_snapshot=evaluation.snapshot,
+        catalog_hash=evaluation.catalog_hash,
+        elapsed_ms=evaluation.elapsed_ms,
+    )
+    Scenario.objects.filter(pk=scenario.pk).update(latest_result=result)
+    scenario.latest_result = result
+    return result
+
+
+def _assign(scenario: Scenario, inputs: dict[str, Any]) -> None:
+    for name, value in inputs.items():
+        setattr(scenario, name, value)
+
+
+def scenario_preview(*, owner: AbstractBaseUser, inputs: dict[str, Any]) -> Evaluation:
+    """Evaluate form inputs without saving anything (live recalculation on the edit page)."""
+    scenario = Scenario(owner=owner)
+    _assign(scenario, inputs)
+    return scenario_evaluation_run(scenario=scenario)
+
+
+def scenario_create(*, owner: AbstractBaseUser, inputs: dict[str, Any]) -> Scenario:
+    """Create a scenario and its first result; raises SpecError (nothing written) when the engine rejects it."""
+    scenario = Scenario(owner=owner)
+    _assign(scenario, inputs)
+    evaluation = scenario_evaluation_run(scenario=scenario)
+    with transaction.atomic():
+        scenario.save()
+        _result_store(scenario=scenario, evaluation=evaluation)
+    return scenario
+
+
+def scenario_update(*, scenario: Scenario, inputs: dict[str, Any]) -> Scenario:
+    """Change a scenario's inputs and store a new result; earlier results stay readable in its history."""
+    _assign(scenario, inputs)
+    evaluation = scenario_evaluation_run(scenario=scenario)
+    with transaction.atomic():
+        scenario.save()
+        _result_store(scenario=scenario, evaluation=evaluation)
+    return scenario
+
+
+def scenario_reevaluate(*, scenario: Scenario) -> ScenarioResult:
+    """Evaluate again with today's catalog and engine; the previous result is kept."""
+    evaluation = scenario_evaluation_run(scenario=scenario)
+    with transaction.atomic():
+        Scenario.objects.filter(pk=scenario.pk).update(updated_at=timezone.now())
+        return _result_store(scenario=scenario, evaluation=evaluation)
+
+
+def scenario_clone(
+    *, scenario: Scenario, owner: AbstractBaseUser, name: str = "", gpu: Any | None = None
+) -> Scenario:
+    """Copy a scenario (optionally on another catalog GPU) and evaluate the copy."""
+    copy = Scenario(owner=owner)
+    for field in CLONED_FIELDS:
+        setattr(copy, field, getattr(scenario, field))
+    if gpu is not None:
+        copy.gpu, copy.system, copy.custom_gpu = gpu, None, None
+        copy.server_price_usd = None  # a node price typed for the old GPU would misprice the new one
+    copy.name = name or (f"{scenario.name} on {gpu.model}" if gpu is not None else f"Copy of {scenario.name}")
+    copy.name = copy.name[: Scenario._meta.get_field("name").max_length]
+    evaluation = scenario_evaluation_run(scenario=copy)
+    with transaction.atomic():
+        copy.save()
+        _result_store(scenario=copy, evaluation=evaluation)
+    return copy
+
+
+def scenario_delete(*, scenario: Scenario) -> None:
+    """Delete a scenario with its results and share links."""
+    with transaction.atomic():
+        Scenario.objects.filter(pk=scenario.pk).update(latest_result=None)
+        scenario.delete()
+
+
+def share_link_create(*, scenario: Scenario) -> ShareLink:
+    """The scenario's active read-only link, creating one with an unguessable token if there is none."""
+    with transaction.atomic():
+        existing = scenario.share_links.select_for_update().filter(revoked_at__isnull=True).first()
+        if existing is not None:
+            return existing
+        return ShareLink.objects.create(scenario=scenario, token=secrets.token_urlsafe(SHARE_TOKEN_BYTES))
+
+
+def share_link_revoke(*, link: ShareLink) -> ShareLink:
+    """Revoke a link; from now on its URL answers 404."""
+    ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    link.refresh_from_db()
+    return link
+
+
+def user_signup(*, form: Any) -> AbstractBaseUser:
+    """Create a (non-staff) account from a valid SignupForm."""
+    with transaction.atomic():
+        return form.save()

@@ -1,0 +1,95 @@
+"""Template filters for numbers with units and thousands separators (one formatter for every page:
+planner.reports.formatting) and small helpers for columns and catalog links."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.urls import NoReverseMatch, reverse
+
+from planner.reports import formatting as f
+from planner.reports.columns import Column
+
+register = template.Library()
+
+
+@register.filter
+def num(value: Any, decimals: int = 0) -> str:
+    """{{ x|num }} -> 1,234,568; {{ x|num:1 }} -> 1,234,567.8"""
+    return f.number(value, int(decimals))
+
+
+@register.filter
+def sig(value: Any, digits: int = 3) -> str:
+    return f.sig(value, int(digits))
+
+
+@register.filter
+def qty(value: Any, unit: str = "") -> str:
+    """{{ x|qty:"GiB" }} -> 93.4 GiB (3 significant digits, thousands separated)."""
+    return f.quantity(value, unit)
+
+
+@register.filter
+def usd(value: Any) -> str:
+    return f.usd(value)
+
+
+@register.filter
+def usd_compact(value: Any) -> str:
+    return f.usd_compact(value)
+
+
+@register.filter
+def pct(value: Any, decimals: int = 1) -> str:
+    return f.percent(value, int(decimals))
+
+
+@register.filter
+def kw(value: Any) -> str:
+    """kW below 1 MW, MW above."""
+    return f.power_kw(value)
+
+
+@register.filter
+def yesno_dash(value: Any) -> str:
+    return f.yes_no(value)
+
+
+@register.simple_tag
+def cell(column: Column, row: Any) -> str:
+    """A column's formatted value for one row: {% cell column row %}."""
+    return column.display(row)
+
+
+@register.filter
+def lookup(mapping: Any, key: Any) -> Any:
+    try:
+        return mapping[key]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+@register.simple_tag
+def catalog_url(entry: dict[str, Any]) -> str:
+    """Where a catalog row used by a result is documented: its catalog page when there is one (GPUs), else its
+    first source URL."""
+    if entry.get("model") == "gpu":
+        try:
+            return reverse("catalog:gpu_detail", args=[entry["id"]])
+        except NoReverseMatch:
+            pass
+    sources = entry.get("sources") or []
+    return sources[0] if sources else ""
+
+
+@register.filter
+def is_url(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(("http://", "https://"))
+
+
+@register.filter
+def getfield(form: Any, name: str) -> Any:
+    """A bound field by name: {% with field=form|getfield:name %}."""
+    return form[name]

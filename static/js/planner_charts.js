@@ -1,0 +1,51 @@
+/* Renders Plotly figure specs built on the server (planner/reports/charts.py).
+ * A page puts its charts in <script type="application/json" id="chart-data"> (json_script) and one
+ * <div data-chart="KEY"> per chart; no inline scripts, no build step, plotly.js served from static/. */
+(function () {
+  "use strict";
+
+  var CONFIG = {
+    displaylogo: false,
+    responsive: true,
+    modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"],
+    toImageButtonOptions: { format: "svg" }
+  };
+
+  function chartElement(container, chart) {
+    var el = container.querySelector('[data-chart="' + chart.key + '"]');
+    if (!el) {
+      el = document.createElement("div");
+      el.className = "chart";
+      el.setAttribute("data-chart", chart.key);
+      el.setAttribute("role", "img");
+      container.appendChild(el);
+    }
+    el.setAttribute("aria-label", chart.title);
+    return el;
+  }
+
+  /* Draw (or redraw in place) every chart into `container`; drop charts that no longer apply. */
+  function render(container, charts) {
+    if (typeof Plotly === "undefined" || !container) { return; }
+    var keep = {};
+    charts.forEach(function (chart) {
+      keep[chart.key] = true;
+      Plotly.react(chartElement(container, chart), chart.figure.data, chart.figure.layout, CONFIG);
+    });
+    Array.prototype.forEach.call(container.querySelectorAll("[data-chart]"), function (el) {
+      if (!keep[el.getAttribute("data-chart")]) {
+        Plotly.purge(el);
+        el.parentNode.removeChild(el);
+      }
+    });
+  }
+
+  window.PlannerCharts = { render: render };
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var data = document.getElementById("chart-data");
+    if (!data) { return; }
+    var container = document.querySelector(".chart-grid") || document.body;
+    render(container, JSON.parse(data.textContent));
+  });
+})();

@@ -1,0 +1,125 @@
+/* Scenario form: shows only the sections that apply, and recalculates live. Every change posts the form to
+ * the preview endpoint (data-preview-url), which answers JSON {ok, headline_html, charts, errors, server_ms};
+ * the headline, the charts and the messages next to the fields update without reloading the page. */
+(function () {
+  "use strict";
+
+  var DEBOUNCE_MS = 250;
+  var form = document.getElementById("scenario-form");
+  if (!form) { return; }
+  var previewUrl = form.getAttribute("data-preview-url");
+  var headline = document.getElementById("live-headline");
+  var chartsBox = document.getElementById("live-charts");
+  var formErrors = document.getElementById("live-errors");
+  var statusBox = document.getElementById("live-status");
+  var timer = null;
+  var inFlight = null;
+  var sequence = 0;
+
+  function valueOf(name) {
+    var checked = form.querySelector('input[name="' + name + '"]:checked');
+    if (checked) { return checked.value; }
+    var el = form.elements.namedItem(name);
+    return el && el.value !== undefined ? el.value : "";
+  }
+
+  function applyVisibility() {
+    Array.prototype.forEach.call(form.querySelectorAll("[data-show-when]"), function (el) {
+      var rule = el.getAttribute("data-show-when").split("=");
+      var allowed = rule[1].split("|");
+      el.hidden = allowed.indexOf(valueOf(rule[0])) === -1;
+    });
+    var source = valueOf("gpu_source");
+    toggleField("gpu", source === "catalog");
+    toggleField("system", source === "system");
+    toggleField("gpus_per_node", source !== "system");
+    var kind = valueOf("workload_kind");
+    toggleField("model_preset", kind !== "job");
+    toggleField("precision", kind !== "job");
+    toggleField("tokens_b", kind === "training");
+    toggleField("optimizer", kind === "training");
+    var customModel = document.getElementById("fs-custom_model");
+    if (customModel && kind === "job") { customModel.hidden = true; }
+    toggleField("colocation", valueOf("facility") === "colocation");
+  }
+
+  function toggleField(name, visible) {
+    var wrapper = document.getElementById("field-" + name);
+    if (wrapper && !wrapper.hasAttribute("data-show-when")) { wrapper.hidden = !visible; }
+  }
+
+  function setStatus(text) { if (statusBox) { statusBox.textContent = text; } }
+
+  function showErrors(errors) {
+    Array.prototype.forEach.call(form.querySelectorAll(".field"), function (wrapper) {
+      var name = wrapper.getAttribute("data-field");
+      var list = document.getElementById("errors-" + name);
+      var messages = errors[name] || [];
+      wrapper.classList.toggle("field-error", messages.length > 0);
+      if (!list) { return; }
+      list.textContent = "";
+      messages.forEach(function (message) {
+        var item = document.createElement("li");
+        item.textContent = message;
+        list.appendChild(item);
+      });
+      var input = wrapper.querySelector("input, select, textarea");
+      if (input) {
+        if (messages.length) { input.setAttribute("aria-invalid", "true"); }
+        else { input.removeAttribute("aria-invalid"); }
+      }
+    });
+    formErrors.textContent = "";
+    (errors.__all__ || []).forEach(function (message) {
+      var p = document.createElement("p");
+      p.textContent = message;
+      formErrors.appendChild(p);
+    });
+  }
+
+  function preview() {
+    if (!previewUrl) { return; }
+    if (inFlight) { inFlight.abort(); }
+    var controller = window.AbortController ? new AbortController() : null;
+    inFlight = controller;
+    var mine = ++sequence;
+    setStatus("calculating…");
+    chartsBox.classList.add("updating");
+    fetch(previewUrl, {
+      method: "POST",
+      body: new FormData(form),
+      headers: { "X-Requested-With": "fetch", "Accept": "application/json" },
+      credentials: "same-origin",
+      signal: controller ? controller.signal : undefined
+    }).then(function (response) {
+      if (!response.ok) { throw new Error("HTTP " + response.status); }
+      return response.json();
+    }).then(function (body) {
+      if (mine !== sequence) { return; }
+      showErrors(body.errors || {});
+      if (body.ok) {
+        headline.innerHTML = body.headline_html;
+        window.PlannerCharts.render(chartsBox, body.charts || []);
+        chartsBox.classList.remove("updating");
+        setStatus("updated in " + Math.round(body.server_ms) + " ms");
+        form.setAttribute("data-preview-count", String(mine));
+      } else {
+        setStatus("fix the highlighted fields");
+      }
+    }).catch(function (error) {
+      if (error && error.name === "AbortError") { return; }
+      setStatus("could not update (" + error.message + ")");
+    });
+  }
+
+  function schedule() {
+    applyVisibility();
+    window.clearTimeout(timer);
+    timer = window.setTimeout(preview, DEBOUNCE_MS);
+  }
+
+  form.addEventListener("input", schedule);
+  form.addEventListener("change", schedule);
+  applyVisibility();
+  preview();
+})();

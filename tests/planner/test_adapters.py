@@ -1,0 +1,150 @@
+"""The ORM-to-engine boundary: the payload a scenario sends, the catalog values it records, and the mapping of
+engine problem paths back to form fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.models import Cooling, EconomicsFact, Gpu, Interconnect, Switch, System
+from planner import adapters
+from planner.models import Scenario
+from tests.planner.conftest import scenario_inputs
+
+pytestmark = pytest.mark.django_db
+
+
+def _scenario(**overrides) -> Scenario:
+    scenario = Scenario()
+    for name, value in scenario_inputs(**overrides).items():
+        setattr(scenario, name, value)
+    return scenario
+
+
+def test_catalog_gpu_scenario_payload_has_the_contract_shape(catalog):
+    payload = adapters.scenario_payload(_scenario(parallelism_mode="manual", tp=8, pp=2, global_batch=512))
+    assert set(payload) == {"cluster", "workload", "economics"}
+    h100 = Gpu.objects.get(pk="nvidia_h100_sxm5_80gb")
+    gpu = payload["cluster"]["gpu"]
+    assert gpu["name"] == h100.model
+    assert gpu["memory_gb"] == h100.memory_gb
+    assert gpu["memory_bandwidth_tbs"] == h100.mem_bandwidth_tbs
+    assert gpu["tflops"]["bf16"] == h100.bf16_tflops and gpu["tflops"]["fp8"] == h100.fp8_tflops
+    assert gpu["tdp_w"] == h100.tdp_w and gpu["scaleup_bandwidth_gbs"] == h100.scaleup_bw_gbs
+    assert gpu["price_usd"] == h100.price_usd
+    assert all(v is not None for v in gpu["tflops"].values())
+    cluster = payload["cluster"]
+    assert (cluster["nodes"], cluster["gpus_per_node"]) == (8, 8)
+    assert cluster["scaleout_gbps_per_gpu"] == Interconnect.objects.get(pk="ib_ndr").port_rate_gbps
+    qm9700 = Switch.objects.get(pk="nvidia_qm9700")
+    assert cluster["network"]["topology"] == "rail_optimized"
+    assert cluster["network"]["switch"]["ports"] == qm9700.ports
+    assert cluster["network"]["switch"]["port_gbps"] == qm9700.port_speed_gbps
+    workload = payload["workload"]
+    assert workload == {
+        "kind": "training",
+        "model": "llama3.1-70b",
+        "precision": "bf16",
+        "tokens_b": 15_000.0,
+        "optimizer": "adamw",
+        "parallelism": {
+            "tp": 8, "pp": 2, "cp": 1, "ep": 1, "zero_stage": 1, "recompute": "selective", "micro_batch": 1,
+            "global_batch": 512,
+        },
+    }
+    economics = payload["economics"]
+    assert economics["electricity_usd_per_kwh"] == EconomicsFact.objects.get(pk="elec_us_industrial_2023").value
+    assert economics["colocation_usd_per_kw_month"] == EconomicsFact.objects.get(pk="colo_na_2024h2").value
+    assert (economics["years"], economics["utilization"], economics["discount_rate"]) == (5, 0.8, 0.0)
+    assert "gpu_server_usd" not in economics  # the engine prices the node from the GPU
+
+
+def test_system_template_supplies_gpu_power_and_price(catalog):
+    payload = adapters.scenario_payload(_scenario(gpu_source="system", system="nvidia_dgx_b200"))
+    system = System.objects.get(pk="nvidia_dgx_b200")
+    assert payload["cluster"]["gpu"]["name"] == system.gpu.model
+    assert payload["cluster"]["gpus_per_node"] == system.gpus
+    assert payload["cluster"]["node_max_power_kw"] == system.system_max_power_kw
+    if system.price_usd is None:
+        assert "gpu_server_usd" not in payload["economics"]
+    else:
+        assert payload["economics"]["gpu_server_usd"] == system.price_usd
+
+
+def test_overrides_and_own_facility(catalog):
+    payload = adapters.scenario_payload(
+        _scenario(
+            facility="own",
+            electricity_usd_per_kwh=0.05,
+            server_price_usd=320_000,
+            cooling="dlc_cold_plate",
+            pue=1.15,
+            storage_tb=500,
+        )
+    )
+    assert payload["economics"]["colocation_usd_per_kw_month"] is None
+    assert payload["economics"]["electricity_usd_per_kwh"] == 0.05
+    assert payload["economics"]["gpu_server_usd"] == 320_000
+    assert payload["cluster"]["cooling"] == {"name": "dlc_cold_plate", "pue": 1.15}
+    assert payload["cluster"]["storage_tb"] == 500
+
+
+def test_inference_and_job_payloads(catalog):
+    serving = adapters.scenario_payload(_scenario("llama8b-serving"))["workload"]
+    assert serving == {
+        "kind": "inference",
+        "model": "llama3.1-8b",
+        "precision": "bf16",
+        "serving": {"batch": 32, "context_len": 4096, "output_len": 512},
+    }
+    job = adapters.scenario_payload(_scenario("md-job"))["workload"]
+    assert job == {"kind": "job", "job": {"single_gpu_hours": 12.0, "parallel_fraction": 0.95, "scaling": "amdahl"}}
+
+
+def test_search_payload_searches_every_layout_on_the_scenarios_gpus(catalog):
+    scenario = _scenario(global_batch=1024)
+    payload = adapters.search_payload(scenario)
+    assert payload["workload"]["parallelism"] == {"global_batch": 1024}
+    assert payload["search"]["nodes"] == [8]
+    assert payload["search"]["gpus"] == [payload["cluster"]["gpu"]]
+    assert payload["search"]["objective"] == "min_time"
+    chosen = adapters.with_parallelism(adapters.scenario_payload(scenario), {"tp": 4, "pp": 4, "step_s": 3.0})
+    assert chosen["workload"]["parallelism"]["tp"] == 4 and "step_s" not in chosen["workload"]["parallelism"]
+
+
+def test_snapshot_records_rows_and_detects_changes(catalog):
+    scenario = _scenario(cooling="air_crac_crah")
+    before = adapters.catalog_snapshot(scenario)
+    assert set(before) >= {"gpu", "network", "switch", "cooling", "electricity", "colocation"}
+    assert adapters.catalog_changes(before, adapters.catalog_snapshot(scenario)) == []
+    assert adapters.snapshot_hash(before) == adapters.snapshot_hash(adapters.catalog_snapshot(scenario))
+    fact = EconomicsFact.objects.get(pk="elec_us_industrial_2023")
+    fact.value = 0.1
+    fact.save()
+    scenario.electricity = fact
+    after = adapters.catalog_snapshot(scenario)
+    [change] = adapters.catalog_changes(before, after)
+    assert (change.role, change.field, change.new) == ("electricity", "value", 0.1)
+    assert adapters.snapshot_hash(before) != adapters.snapshot_hash(after)
+    assert Cooling.objects.filter(pk="air_crac_crah").exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "custom_gpu", "custom_model", "field"),
+    [
+        ("workload.parallelism.tp", False, False, "tp"),
+        ("workload.parallelism.global_batch", False, False, "global_batch"),
+        ("workload.precision", False, False, "precision"),
+        ("cluster.nodes", False, False, "nodes"),
+        ("cluster.gpu.tflops.fp8", False, False, "gpu"),
+        ("cluster.gpu.memory_gb", True, False, "custom_gpu_memory_gb"),
+        ("workload.model", False, False, "model_preset"),
+        ("workload.model.heads", False, True, "custom_model_heads"),
+        ("workload.serving.context_len", False, False, "context_len"),
+        ("economics.utilization", False, False, "utilization_pct"),
+        ("economics.colocation_usd_per_kw_month", False, False, "colocation"),
+        ("cluster.network.switch.ports", False, False, "switch"),
+        ("something.unknown", False, False, None),
+    ],
+)
+def test_engine_paths_map_to_form_fields(path, custom_gpu, custom_model, field):
+    assert adapters.field_for_path(path, custom_gpu=custom_gpu, custom_model=custom_model) == field
