@@ -292,6 +292,7 @@ class ScenarioForm(forms.Form):
         label="Host CPU",
         queryset=Cpu.objects.none(),
         required=False,
+        empty_label="Not specified",
         help_text="Recorded with the plan and listed in the bill of materials.",
     )
 
@@ -312,12 +313,14 @@ class ScenarioForm(forms.Form):
         label="Scale-out network",
         queryset=Interconnect.objects.none(),
         required=False,
+        empty_label="Engine default (400 Gb/s per GPU)",
         help_text="One port of this speed per GPU (Gb/s). Blank: the engine's default of 400 Gb/s.",
     )
     switch = SwitchChoiceField(
         label="Switch",
         queryset=Switch.objects.none(),
         required=False,
+        empty_label="Engine default switch",
         help_text="Radix and port speed size the fabric. Blank: the engine's default switch.",
     )
     topology = forms.ChoiceField(label="Topology", choices=Topology.choices, initial=Topology.RAIL_OPTIMIZED)
@@ -335,6 +338,7 @@ class ScenarioForm(forms.Form):
         label="Cooling",
         queryset=Cooling.objects.none(),
         required=False,
+        empty_label="Engine default (air cooling, industry-average PUE)",
         help_text="Sets PUE, rack density and fit-out capex per kW (the engine's sourced preset). Blank: air.",
     )
     pue = _float(
@@ -372,6 +376,7 @@ class ScenarioForm(forms.Form):
     parallelism_mode = forms.ChoiceField(
         label="Parallelism",
         choices=ParallelismMode.choices,
+        widget=forms.RadioSelect,
         help_text="Automatic searches every layout on these GPUs and keeps the fastest that fits.",
     )
     tp = _int("Tensor parallel (TP)", "GPUs sharing each layer; usually within a node.", required=False)
@@ -419,6 +424,7 @@ class ScenarioForm(forms.Form):
         label="Grid carbon intensity",
         queryset=EconomicsFact.objects.none(),
         required=False,
+        empty_label="Engine default",
         help_text="kg CO₂ per kWh; blank: the engine's default.",
     )
     facility = forms.ChoiceField(label="Facility", choices=FacilityKind.choices, widget=forms.RadioSelect)
@@ -681,7 +687,14 @@ def initial_from_scenario(scenario: Scenario) -> dict[str, Any]:
         initial["model_preset"] = scenario.model_preset
     initial["utilization_pct"] = round(scenario.utilization * 100, 6)
     initial["discount_rate_pct"] = round(scenario.discount_rate * 100, 6)
-    return initial
+    return {name: _plain_number(value) for name, value in initial.items()}
+
+
+def _plain_number(value: Any) -> Any:
+    """15000.0 -> 15000 so a whole number reads as typed (floats are kept otherwise)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)
+    return value
 
 
 class SignupForm(UserCreationForm):
@@ -778,11 +791,11 @@ DEFAULT_INITIAL: dict[str, Any] = {
     "network": DEFAULT_NETWORK_ID,
     "switch": DEFAULT_SWITCH_ID,
     "topology": Topology.RAIL_OPTIMIZED,
-    "oversubscription": 1.0,
-    "storage_tb": 0.0,
+    "oversubscription": 1,
+    "storage_tb": 0,
     "workload_kind": WorkloadKind.TRAINING,
     "model_preset": "llama3.1-70b",
-    "tokens_b": 15_000.0,
+    "tokens_b": 15_000,
     "precision": Precision.BF16,
     "optimizer": Optimizer.ADAMW,
     "parallelism_mode": ParallelismMode.AUTOMATIC,
@@ -796,15 +809,15 @@ DEFAULT_INITIAL: dict[str, Any] = {
     "serving_batch": 32,
     "context_len": 4096,
     "output_len": 512,
-    "job_single_gpu_hours": 12.0,
+    "job_single_gpu_hours": 12,
     "job_parallel_fraction": 0.95,
     "job_scaling": JobScaling.AMDAHL,
     "electricity": DEFAULT_ELECTRICITY_ID,
     "facility": FacilityKind.COLOCATION,
     "colocation": DEFAULT_COLOCATION_ID,
     "years": 5,
-    "utilization_pct": 80.0,
-    "discount_rate_pct": 0.0,
+    "utilization_pct": 80,
+    "discount_rate_pct": 0,
 }
 
 

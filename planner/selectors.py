@@ -15,7 +15,7 @@ from planner import adapters
 from planner.models import Scenario, ScenarioResult, ShareLink
 from planner.reports import charts
 from planner.reports.bom import hardware_bom
-from planner.reports.columns import INPUT_ROWS, METRICS, Column, best_index, metrics_for
+from planner.reports.columns import INPUT_ROWS, METRICS, Column, best_index, grouped, metrics_for
 
 #: Catalog rows a scenario page reads, fetched in the same query.
 SCENARIO_RELATED = (
@@ -92,6 +92,10 @@ class ResultPage:
         return self.result.output if self.result else {}
 
     @property
+    def metric_groups(self) -> list[tuple[str, list[Column]]]:
+        return grouped(self.metrics)
+
+    @property
     def is_stale(self) -> bool:
         return bool(self.catalog_changes) or self.engine_changed
 
@@ -148,10 +152,10 @@ def comparison_rows(scenarios: list[Scenario]) -> list[tuple[str, list[Compariso
     kinds = {s.workload_kind for s in scenarios}
     groups: dict[str, list[ComparisonRow]] = {}
     rows: list[tuple[Column, list[Any]]] = [(c, [c.value(s) for s in scenarios]) for c in INPUT_ROWS]
+    outputs = [s.latest_result.output if s.latest_result else {} for s in scenarios]
     for column in METRICS:
         if not (column.kinds & kinds):
             continue
-        outputs = [s.latest_result.output if s.latest_result else {} for s in scenarios]
         values = [column.value(o) for o in outputs]
         if all(v is None for v in values):
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 from planner.reports import formatting as f
@@ -235,12 +236,24 @@ def _scenario_gpu_label(scenario: Any) -> str:
     return f.MISSING
 
 
+@cache
+def _preset_labels() -> dict[str, str]:
+    from planner.engine.api import presets
+
+    return {name: spec.get("label", name) for name, spec in presets().items()}
+
+
+def preset_label(name: str) -> str:
+    """The engine preset's label ("Llama 3.1 70B") for its name ("llama3.1-70b")."""
+    return _preset_labels().get(name, name)
+
+
 def _scenario_model_label(scenario: Any) -> str:
     if scenario.workload_kind == "job":
         return "GPU job"
     if scenario.custom_model:
         return "custom shape"
-    return scenario.model_preset or f.MISSING
+    return preset_label(scenario.model_preset) if scenario.model_preset else f.MISSING
 
 
 def _summary(key: str) -> Callable[[Any], Any]:

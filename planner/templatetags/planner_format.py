@@ -4,12 +4,13 @@ planner.reports.formatting) and small helpers for columns and catalog links."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from django import template
 from django.urls import NoReverseMatch, reverse
 
 from planner.reports import formatting as f
-from planner.reports.columns import Column
+from planner.reports.columns import Column, preset_label
 
 register = template.Library()
 
@@ -93,3 +94,22 @@ def is_url(value: Any) -> bool:
 def getfield(form: Any, name: str) -> Any:
     """A bound field by name: {% with field=form|getfield:name %}."""
     return form[name]
+
+
+@register.filter
+def url_label(url: Any) -> str:
+    """A short readable label for a source URL: host and the last path part (docs.nvidia.com/…/overview)."""
+    if not isinstance(url, str):
+        return ""
+    parts = urlsplit(url)
+    host = parts.netloc.removeprefix("www.")
+    tail = [p for p in parts.path.split("/") if p]
+    if not tail:
+        return host or url
+    label = tail[-1] if len(tail[-1]) <= 40 else tail[-1][:37] + "…"
+    return f"{host}/…/{label}" if len(tail) > 1 else f"{host}/{label}"
+
+
+@register.filter(name="preset_label")
+def preset_label_filter(name: str) -> str:
+    return preset_label(name) if name else ""
