@@ -78,7 +78,9 @@ class CatalogAdmin(ImportExportModelAdmin):
     def process_result(self, result: Result, request: HttpRequest) -> HttpResponse:
         """The confirmed import: a file that turned bad since the preview is rolled back and reported."""
         if result.has_errors() or result.has_validation_errors():
-            rows = sorted({number for number, _ in result.row_errors()} | {row.number for row in result.invalid_rows})
+            rows = sorted(
+                {number for number, _ in result.row_errors()} | {row.number for row in result.invalid_rows}
+            )
             messages.error(
                 request,
                 f"Import rejected, nothing was saved: rows {', '.join(map(str, rows))} have errors. "
@@ -98,7 +100,9 @@ class CatalogAdmin(ImportExportModelAdmin):
                 continue
             changed = getattr(row.instance, "_import_changed_fields", [])
             verb = "Added" if flag == ADDITION else "Deleted" if flag == DELETION else "Changed"
-            message = f"CSV import: {verb.lower()} " + (", ".join(changed) if changed and flag == CHANGE else "row")
+            message = f"CSV import: {verb.lower()} " + (
+                ", ".join(changed) if changed and flag == CHANGE else "row"
+            )
             LogEntry.objects.log_actions(
                 request.user.pk, [row.instance], flag, change_message=message + ".", single_object=True
             )
@@ -107,7 +111,7 @@ class CatalogAdmin(ImportExportModelAdmin):
 @admin.register(Gpu)
 class GpuAdmin(CatalogAdmin):
     resource_classes = [GpuResource]
-    memory_col = number_column("memory_gb", "HBM (GB)")
+    memory_col = number_column("memory_gb", "Memory (GB)")  # not "HBM": L4, L40S, A10 carry GDDR6
     bandwidth_col = number_column("mem_bandwidth_tbs", "Bandwidth (TB/s)")
     bf16_col = number_column("bf16_tflops", "BF16 dense (TFLOPS)")
     fp8_col = number_column("fp8_tflops", "FP8 dense (TFLOPS)")
@@ -264,7 +268,17 @@ class CoolingAdmin(CatalogAdmin):
 class EconomicsFactAdmin(CatalogAdmin):
     resource_classes = [EconomicsFactResource]
     value_col = number_column("value", "Value (see unit)")
-    list_display = ("id", "category", "region", "metric", "value_col", "unit", "period", "verified", "locally_edited")
+    list_display = (
+        "id",
+        "category",
+        "region",
+        "metric",
+        "value_col",
+        "unit",
+        "period",
+        "verified",
+        "locally_edited",
+    )
     list_filter = ("category", "unit", "verified", "locally_edited")
     search_fields = ("id", "region", "metric", "notes")
     list_select_related = False

@@ -104,7 +104,9 @@ def read_seed(kind: SeedKind, seed_dir: Path, problems: list[str]) -> list[SeedR
                 try:
                     values[column.field] = _convert(cells[column.seed] or "", column)
                 except ValueError as exc:
-                    problems.append(f"{kind.filename} line {line} ({cells.get('id', '?')}): {column.seed}: {exc}")
+                    problems.append(
+                        f"{kind.filename} line {line} ({cells.get('id', '?')}): {column.seed}: {exc}"
+                    )
             rows.append(SeedRow(line=line, values=values))
     return rows
 

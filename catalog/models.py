@@ -51,7 +51,9 @@ def _text(label: str, help_text: str = "", max_length: int = 200) -> Any:
     return models.CharField(label, max_length=max_length, blank=True, help_text=help_text)
 
 
-def _check_order(errors: dict[str, list[str]], low: tuple[str, float | None], high: tuple[str, float | None]) -> None:
+def _check_order(
+    errors: dict[str, list[str]], low: tuple[str, float | None], high: tuple[str, float | None]
+) -> None:
     """Record a field error when a low bound exceeds its high bound (both set)."""
     (low_name, low_value), (high_name, high_value) = low, high
     if low_value is not None and high_value is not None and low_value > high_value:
@@ -100,7 +102,9 @@ class CatalogEntry(models.Model):
         help_text="Yes when every populated number was found in a cited vendor document (or a copy of it); "
         "no when at least one comes only from press, analysts or arithmetic (the notes say which).",
     )
-    notes = models.TextField(blank=True, help_text="Caveats, conflicts between sources and how values were derived.")
+    notes = models.TextField(
+        blank=True, help_text="Caveats, conflicts between sources and how values were derived."
+    )
     raw_cells = models.TextField(
         "original cells",
         blank=True,
@@ -121,6 +125,16 @@ class CatalogEntry(models.Model):
     def source_urls(self) -> list[str]:
         return split_sources(self.source)
 
+    @property
+    def original_cells(self) -> dict[str, str]:
+        """`raw_cells` as {field: original text}, e.g. {"rack_density_kw_high": "120+"}."""
+        cells: dict[str, str] = {}
+        for line in (self.raw_cells or "").splitlines():
+            name, separator, text = line.partition(":")
+            if separator:
+                cells[name.strip()] = text.strip()
+        return cells
+
     def range_errors(self) -> dict[str, list[str]]:
         """Cross-field checks; subclasses add theirs. Returns {field: [messages]}."""
         return {}
@@ -135,16 +149,24 @@ class CatalogEntry(models.Model):
 class Gpu(CatalogEntry):
     """A GPU or accelerator. All tensor/matrix throughputs are DENSE (no 2:4 sparsity)."""
 
-    vendor = models.CharField(max_length=80, help_text="Manufacturer, e.g. NVIDIA, AMD, Intel (Habana), Google.")
-    model = models.CharField(max_length=160, help_text="Product name as the vendor writes it, with memory size.")
+    vendor = models.CharField(
+        max_length=80, help_text="Manufacturer, e.g. NVIDIA, AMD, Intel (Habana), Google."
+    )
+    model = models.CharField(
+        max_length=160, help_text="Product name as the vendor writes it, with memory size."
+    )
     form_factor = _text("form factor", "SXM, OAM, PCIe card, ... and its cooling where known.")
-    launch_year = _year("launch year", "Year the part was launched or first shipped (blank if not confirmed).")
+    launch_year = _year(
+        "launch year", "Year the part was launched or first shipped (blank if not confirmed)."
+    )
     memory_gb = _float(
         "memory (GB)",
         "Memory capacity in GB as the vendor labels it (decimal GB for NVIDIA/AMD; Google states TPU v4 in GiB).",
     )
     memory_type = _text("memory type", "HBM2 / HBM2e / HBM3 / HBM3e / GDDR6 ...", max_length=80)
-    mem_bandwidth_tbs = _float("memory bandwidth (TB/s)", "Peak memory bandwidth in TB/s (10^12 bytes per second).")
+    mem_bandwidth_tbs = _float(
+        "memory bandwidth (TB/s)", "Peak memory bandwidth in TB/s (10^12 bytes per second)."
+    )
     fp64_tflops = _float("FP64 vector (TFLOPS)", "Non-tensor (vector) FP64 peak in TFLOPS (10^12 FLOP/s).")
     fp64_tensor_tflops = _float("FP64 tensor (TFLOPS)", "FP64 peak on tensor/matrix cores in TFLOPS.")
     fp32_tflops = _float("FP32 vector (TFLOPS)", "Non-tensor FP32 peak in TFLOPS.")
@@ -152,21 +174,31 @@ class Gpu(CatalogEntry):
     bf16_tflops = _float("BF16 dense (TFLOPS)", "Dense BF16 tensor peak in TFLOPS (no sparsity).")
     fp16_tflops = _float("FP16 dense (TFLOPS)", "Dense FP16 tensor peak in TFLOPS (no sparsity).")
     fp8_tflops = _float("FP8 dense (TFLOPS)", "Dense FP8 tensor peak in TFLOPS (no sparsity).")
-    int8_tops = _float("INT8 dense (TOPS)", "Dense INT8 tensor peak in TOPS (10^12 integer ops/s, no sparsity).")
+    int8_tops = _float(
+        "INT8 dense (TOPS)", "Dense INT8 tensor peak in TOPS (10^12 integer ops/s, no sparsity)."
+    )
     fp4_tflops = _float("FP4 dense (TFLOPS)", "Dense FP4 tensor peak in TFLOPS (no sparsity).")
-    tdp_w = _float("TDP (W)", "Maximum board/module power in watts (TDP/TGP; see notes for measured or configured).")
-    scaleup_interconnect = _text("scale-up interconnect", "GPU-to-GPU fabric (NVLink 4, Infinity Fabric, ICI ...).")
+    tdp_w = _float(
+        "TDP (W)", "Maximum board/module power in watts (TDP/TGP; see notes for measured or configured)."
+    )
+    scaleup_interconnect = _text(
+        "scale-up interconnect", "GPU-to-GPU fabric (NVLink 4, Infinity Fabric, ICI ...)."
+    )
     scaleup_bw_gbs = _float(
         "scale-up bandwidth (GB/s)",
         "Aggregate scale-up bandwidth per GPU in GB/s, both directions summed (NVLink 4 = 900 = 450 each way).",
     )
     pcie_gen = _int("PCIe generation", "Host PCIe generation of the x16 link (blank when not PCIe-attached).")
-    price_usd = _float("price (USD)", "Planning price per GPU in USD: the midpoint when a range was published.")
+    price_usd = _float(
+        "price (USD)", "Planning price per GPU in USD: the midpoint when a range was published."
+    )
     price_low_usd = _float("price low (USD)", "Low end of a published price range in USD.")
     price_high_usd = _float("price high (USD)", "High end of a published price range in USD.")
     price_basis = _text("price basis", "What the price is: list price, street price, press estimate ...", 300)
     price_date = _text("price date", "When the price was published or observed.", 80)
-    price_source = models.TextField("price source", blank=True, help_text="URLs for the price, separated by '; '.")
+    price_source = models.TextField(
+        "price source", blank=True, help_text="URLs for the price, separated by '; '."
+    )
     price_verified = models.BooleanField(
         "price verified", default=False, help_text="Yes only for a vendor-published list price."
     )
@@ -228,7 +260,8 @@ class Cpu(CatalogEntry):
     memory_type = _text("memory type", "DDR4 / DDR5 / LPDDR5X ...", max_length=80)
     max_mem_speed_mts = _float("max memory speed (MT/s)", "Highest supported memory transfer rate in MT/s.")
     max_mem_bw_gbs = _float(
-        "max memory bandwidth (GB/s)", "Theoretical peak memory bandwidth in GB/s (channels x MT/s x 8 bytes)."
+        "max memory bandwidth (GB/s)",
+        "Theoretical peak memory bandwidth in GB/s (channels x MT/s x 8 bytes).",
     )
     pcie_lanes = _int("PCIe lanes", "PCIe lanes per package.")
     pcie_gen = _int("PCIe generation", "PCIe generation of the host lanes.")
@@ -258,23 +291,30 @@ class Cpu(CatalogEntry):
 class Interconnect(CatalogEntry):
     """A link or fabric generation (PCIe, NVLink, InfiniBand, Ethernet), a NIC, an optic or a topology rule."""
 
-    category = models.CharField(max_length=80, help_text="host link, scale-up GPU link, scale-out fabric, NIC ...")
+    category = models.CharField(
+        max_length=80, help_text="host link, scale-up GPU link, scale-out fabric, NIC ..."
+    )
     name = models.CharField(max_length=200, help_text="Name of the link, device or topology.")
     generation = _text("generation", "Generation label, e.g. Gen5, NDR, 4.", 80)
     lane_rate_gbps = _float("lane rate (Gb/s)", "Signalling rate per lane per direction in Gb/s.")
     lanes_or_links = _text("lanes or links", "Lane or link count as published (text, e.g. '18 links', '4x').")
-    port_rate_gbps = _float("port rate (Gb/s)", "Rate of one port in Gb/s (the 4x port for InfiniBand/Ethernet).")
+    port_rate_gbps = _float(
+        "port rate (Gb/s)", "Rate of one port in Gb/s (the 4x port for InfiniBand/Ethernet)."
+    )
     aggregate_bw_gbs_unidir = _float(
         "aggregate bandwidth, one way (GB/s)", "Aggregate bandwidth per device in GB/s, one direction."
     )
     aggregate_bw_gbs_bidir = _float(
-        "aggregate bandwidth, both ways (GB/s)", "Aggregate bandwidth per device in GB/s, both directions summed."
+        "aggregate bandwidth, both ways (GB/s)",
+        "Aggregate bandwidth per device in GB/s, both directions summed.",
     )
     latency_us = _float("latency (µs)", "Published latency in microseconds (only where a source gives one).")
     power_w = _float("power (W)", "Power draw in watts (optics: maximum per module).")
     typical_use = models.TextField("typical use", blank=True, help_text="Where this link is used.")
     max_endpoints_formula = models.TextField(
-        "max endpoints formula", blank=True, help_text="Topology rows: maximum endpoints N as a function of radix k."
+        "max endpoints formula",
+        blank=True,
+        help_text="Topology rows: maximum endpoints N as a function of radix k.",
     )
     switch_count_formula = models.TextField(
         "switch count formula", blank=True, help_text="Topology rows: switches needed for N endpoints."
@@ -304,10 +344,14 @@ class Switch(CatalogEntry):
     model = models.CharField(max_length=160, help_text="Product name.")
     asic_family = _text("ASIC family", "Switch silicon, e.g. Quantum-2 (NDR).")
     protocol = _text("protocol", "InfiniBand NDR, Ethernet, NVLink 4 ...")
-    ports = _int("ports", "Native ports (switch radix k); blank when the part is not a port-counted switch box.")
+    ports = _int(
+        "ports", "Native ports (switch radix k); blank when the part is not a port-counted switch box."
+    )
     ports_text = _text("ports (as published)", "The original ports cell, e.g. '64 (32 twin-port OSFP)'.", 300)
     port_speed_gbps = _float("port speed (Gb/s)", "Native port speed in Gb/s.")
-    alt_port_config = _text("alternative port configuration", "Split/breakout modes, e.g. 128 x 200 Gb/s.", 300)
+    alt_port_config = _text(
+        "alternative port configuration", "Split/breakout modes, e.g. 128 x 200 Gb/s.", 300
+    )
     switching_capacity_tbps = _float(
         "switching capacity (Tb/s)",
         "Vendor aggregate switching capacity in Tb/s, both directions counted (64 x 400G = 51.2). Blank for NVLink "
@@ -319,10 +363,12 @@ class Switch(CatalogEntry):
     cooling = _text("cooling", "air / liquid.", 120)
     price_usd = _float("price (USD)", "Price per switch in USD.")
     nonblocking_2tier_max_endpoints = _int(
-        "2-tier non-blocking endpoints", "Largest non-blocking 2-tier leaf-spine: k^2/2 endpoints at native speed."
+        "2-tier non-blocking endpoints",
+        "Largest non-blocking 2-tier leaf-spine: k^2/2 endpoints at native speed.",
     )
     nonblocking_3tier_max_endpoints = _int(
-        "3-tier non-blocking endpoints", "Largest non-blocking 3-tier fat tree: k^3/4 endpoints (Al-Fares 2008)."
+        "3-tier non-blocking endpoints",
+        "Largest non-blocking 3-tier fat tree: k^3/4 endpoints (Al-Fares 2008).",
     )
 
     class Meta:
@@ -356,7 +402,9 @@ class System(CatalogEntry):
     system_memory = _text("system memory", "Host memory as published (text).", 300)
     compute_nics = models.TextField("compute NICs", blank=True, help_text="Scale-out NICs as published.")
     storage_mgmt_nics = models.TextField("storage/management NICs", blank=True, help_text="As published.")
-    scaleup_fabric = models.TextField("scale-up fabric", blank=True, help_text="In-system GPU fabric as published.")
+    scaleup_fabric = models.TextField(
+        "scale-up fabric", blank=True, help_text="In-system GPU fabric as published."
+    )
     system_max_power_kw = _float("max power (kW)", "Vendor maximum input power of the whole system in kW.")
     rack_units = _int("rack units (RU)", "Height in rack units (blank for a whole rack; see original cells).")
     weight_kg = _float("weight (kg)", "Weight in kilograms.")
@@ -377,7 +425,9 @@ class System(CatalogEntry):
 class Cooling(CatalogEntry):
     """A cooling technology, a PUE benchmark or a guideline."""
 
-    category = models.CharField(max_length=80, help_text="benchmark, cooling technology, regulation, guideline.")
+    category = models.CharField(
+        max_length=80, help_text="benchmark, cooling technology, regulation, guideline."
+    )
     name = models.CharField(max_length=200, help_text="What the row describes.")
     pue_low = models.FloatField(
         "PUE low",
@@ -390,18 +440,31 @@ class Cooling(CatalogEntry):
         "PUE high", null=True, blank=True, validators=[validate_pue], help_text="High end of the typical PUE."
     )
     rack_density_kw_typical = _float(
-        "typical rack density (kW)", "Typical maximum rack density in kW per rack (midpoint of a published range)."
+        "typical rack density (kW)",
+        "Typical maximum rack density in kW per rack (midpoint of a published range).",
     )
-    rack_density_kw_typical_low = _float("typical rack density low (kW)", "Low end of the typical range, kW/rack.")
-    rack_density_kw_typical_high = _float("typical rack density high (kW)", "High end of the typical range, kW/rack.")
+    rack_density_kw_typical_low = _float(
+        "typical rack density low (kW)", "Low end of the typical range, kW/rack."
+    )
+    rack_density_kw_typical_high = _float(
+        "typical rack density high (kW)", "High end of the typical range, kW/rack."
+    )
     rack_density_kw_high = _float(
         "high rack density (kW)", "Highest rack density reported in kW per rack ('120+' is stored as 120)."
     )
-    capex_usd_per_kw_low = _float("capex low (USD/kW)", "Installed cooling capex per kW of IT load, low, in USD.")
-    capex_usd_per_kw_high = _float("capex high (USD/kW)", "Installed cooling capex per kW of IT load, high, in USD.")
-    relative_capex_note = models.TextField("relative capex", blank=True, help_text="Capex compared with air cooling.")
+    capex_usd_per_kw_low = _float(
+        "capex low (USD/kW)", "Installed cooling capex per kW of IT load, low, in USD."
+    )
+    capex_usd_per_kw_high = _float(
+        "capex high (USD/kW)", "Installed cooling capex per kW of IT load, high, in USD."
+    )
+    relative_capex_note = models.TextField(
+        "relative capex", blank=True, help_text="Capex compared with air cooling."
+    )
     wue_l_per_kwh = _float(
-        "WUE (L/kWh)", "Water usage effectiveness: litres of site water per IT kWh (0 allowed).", positive=False
+        "WUE (L/kWh)",
+        "Water usage effectiveness: litres of site water per IT kWh (0 allowed).",
+        positive=False,
     )
     year = _year("year", "Year the figure applies to (data year, not publication year).")
 
@@ -421,7 +484,11 @@ class Cooling(CatalogEntry):
             ("rack_density_kw_typical_low", self.rack_density_kw_typical_low),
             ("rack_density_kw_typical_high", self.rack_density_kw_typical_high),
         )
-        _check_order(errors, ("capex_usd_per_kw_low", self.capex_usd_per_kw_low), ("capex_usd_per_kw_high", self.capex_usd_per_kw_high))
+        _check_order(
+            errors,
+            ("capex_usd_per_kw_low", self.capex_usd_per_kw_low),
+            ("capex_usd_per_kw_high", self.capex_usd_per_kw_high),
+        )
         return errors
 
 
@@ -441,13 +508,25 @@ class EconomicsFact(CatalogEntry):
         help_text="Planning figure in the row's unit: the midpoint when a range was published.",
     )
     value_low = models.FloatField(
-        "value low", null=True, blank=True, validators=[validate_non_negative], help_text="Low end of a range."
+        "value low",
+        null=True,
+        blank=True,
+        validators=[validate_non_negative],
+        help_text="Low end of a range.",
     )
     value_high = models.FloatField(
-        "value high", null=True, blank=True, validators=[validate_non_negative], help_text="High end of a range."
+        "value high",
+        null=True,
+        blank=True,
+        validators=[validate_non_negative],
+        help_text="High end of a range.",
     )
-    value_text = _text("value (as published)", "The original value cell, e.g. '0.089-0.276' or '5 (servers)'.", 300)
-    unit = models.CharField(max_length=80, help_text="Unit of value, e.g. USD/kWh, EUR/kWh, years, kg CO2/kWh.")
+    value_text = _text(
+        "value (as published)", "The original value cell, e.g. '0.089-0.276' or '5 (servers)'.", 300
+    )
+    unit = models.CharField(
+        max_length=80, help_text="Unit of value, e.g. USD/kWh, EUR/kWh, years, kg CO2/kWh."
+    )
     period = _text("period", "Year or period the figure applies to.", 120)
 
     class Meta:
@@ -466,5 +545,7 @@ class EconomicsFact(CatalogEntry):
         if self.unit.strip().lower() in {"percent", "%"} and self.value is not None and self.value > 100:
             errors.setdefault("value", []).append(f"A percentage cannot exceed 100 (got {self.value:g}).")
         if self.unit.strip().lower() == "fraction" and self.value is not None and self.value > 1:
-            errors.setdefault("value", []).append(f"A fraction must lie between 0 and 1 (got {self.value:g}).")
+            errors.setdefault("value", []).append(
+                f"A fraction must lie between 0 and 1 (got {self.value:g})."
+            )
         return errors

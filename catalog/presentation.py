@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import models
 from django.http import QueryDict
@@ -35,7 +36,15 @@ GPU_FIELDSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Power & interconnect", ("tdp_w", "scaleup_interconnect", "scaleup_bw_gbs", "pcie_gen")),
     (
         "Price",
-        ("price_usd", "price_low_usd", "price_high_usd", "price_basis", "price_date", "price_source", "price_verified"),
+        (
+            "price_usd",
+            "price_low_usd",
+            "price_high_usd",
+            "price_basis",
+            "price_date",
+            "price_source",
+            "price_verified",
+        ),
     ),
     ("Provenance", PROVENANCE_FIELDS),
 )
@@ -112,7 +121,12 @@ COOLING_FIELDSETS = (
     ("Efficiency", ("pue_low", "pue_high", "wue_l_per_kwh")),
     (
         "Rack density",
-        ("rack_density_kw_typical", "rack_density_kw_typical_low", "rack_density_kw_typical_high", "rack_density_kw_high"),
+        (
+            "rack_density_kw_typical",
+            "rack_density_kw_typical_low",
+            "rack_density_kw_typical_high",
+            "rack_density_kw_high",
+        ),
     ),
     ("Price", ("capex_usd_per_kw_low", "capex_usd_per_kw_high", "relative_capex_note")),
     ("Provenance", PROVENANCE_FIELDS),
@@ -187,7 +201,9 @@ class SortHeader:
     aria_sort: str  # "ascending", "descending" or "none"
 
 
-def sort_headers(columns: tuple[TableColumn, ...], *, current_sort: str, query: QueryDict) -> list[SortHeader]:
+def sort_headers(
+    columns: tuple[TableColumn, ...], *, current_sort: str, query: QueryDict
+) -> list[SortHeader]:
     """Header links that keep the current filters. Numbers sort largest first on the first click."""
     active = current_sort.lstrip("-")
     descending = current_sort.startswith("-")
@@ -201,7 +217,9 @@ def sort_headers(columns: tuple[TableColumn, ...], *, current_sort: str, query: 
             aria = "none"
         params = query.copy()
         params["sort"] = next_sort
-        headers.append(SortHeader(column.field, column.header, f"?{params.urlencode()}", column.numeric, aria))
+        headers.append(
+            SortHeader(column.field, column.header, f"?{params.urlencode()}", column.numeric, aria)
+        )
     return headers
 
 
@@ -235,11 +253,27 @@ def _detail_item(instance: models.Model, name: str) -> DetailItem:
     if isinstance(field, models.ForeignKey):
         return DetailItem(kind="link", display=str(value) if value else "—", **common)
     if isinstance(field, models.FloatField | models.IntegerField):
-        return DetailItem(kind="number", display=display_number(value), **common)
+        # Years are labels, not quantities: no thousands separator ("2025", not "2,025").
+        display = str(value) if name.endswith("year") and value is not None else display_number(value)
+        return DetailItem(kind="number", display=display, **common)
     if isinstance(field, models.DateTimeField):
-        return DetailItem(kind="text", display=value.strftime("%Y-%m-%d %H:%M UTC") if value else "—", **common)
+        return DetailItem(
+            kind="text", display=value.strftime("%Y-%m-%d %H:%M UTC") if value else "—", **common
+        )
     kind = "multiline" if name in _MULTILINE_FIELDS else "text"
     return DetailItem(kind=kind, display=str(value) if value not in (None, "") else "—", **common)
+
+
+def short_url(url: str, max_chars: int = 60) -> str:
+    """Readable link text: host and path, middle elided when long ("github.com/stas00/…/accelerator/README.md")."""
+    parts = urlsplit(url)
+    host = parts.netloc.removeprefix("www.")
+    segments = [segment for segment in parts.path.split("/") if segment]
+    full = "/".join([host, *segments])
+    if len(full) <= max_chars or len(segments) < 3:
+        return full
+    shortened = "/".join([host, segments[0], "…", *segments[-2:]])
+    return shortened if len(shortened) <= max_chars else "/".join([host, "…", segments[-1]])
 
 
 def detail_sections(
@@ -261,6 +295,6 @@ OTHER_VENDOR_COLOUR = "#6b7280"
 
 
 def vendor_colour(vendor: str) -> str:
-    """"Intel (Habana)" -> Intel's colour: matched on the vendor's first word."""
+    """ "Intel (Habana)" -> Intel's colour: matched on the vendor's first word."""
     first_word = (vendor.split() or [""])[0].lower()
     return VENDOR_COLOURS.get(first_word, OTHER_VENDOR_COLOUR)

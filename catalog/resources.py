@@ -27,7 +27,9 @@ class CatalogResource(resources.ModelResource):
         clean_model_instances = True
         use_transactions = True
 
-    def import_data(self, dataset: Any, dry_run: bool = False, raise_errors: bool = False, **kwargs: Any) -> Any:
+    def import_data(
+        self, dataset: Any, dry_run: bool = False, raise_errors: bool = False, **kwargs: Any
+    ) -> Any:
         """Always transactional, and roll back on validation errors too, so a bad file saves nothing."""
         kwargs["use_transactions"] = True
         kwargs["rollback_on_validation_errors"] = True

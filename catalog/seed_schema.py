@@ -60,7 +60,9 @@ def num(
     )
 
 
-def whole(seed: str, ref: str | None = "", *, field: str | None = None, policy: Policy = Policy.PLAIN) -> Column:
+def whole(
+    seed: str, ref: str | None = "", *, field: str | None = None, policy: Policy = Policy.PLAIN
+) -> Column:
     return Column(seed=seed, field=field or seed, kind="int", ref=seed if ref == "" else ref, policy=policy)
 
 

@@ -16,7 +16,7 @@ _PAREN_SUFFIX_RE = re.compile(r"\s*\(.*\)\s*$")
 
 
 def memory_type_family(memory_type: str) -> str:
-    """"HBM3e" and "HBM3E" are one family; "GDDR6 (ECC)" belongs to "GDDR6"."""
+    """ "HBM3e" and "HBM3E" are one family; "GDDR6 (ECC)" belongs to "GDDR6"."""
     return _PAREN_SUFFIX_RE.sub("", memory_type or "").strip().upper()
 
 
@@ -43,9 +43,15 @@ class GpuFilters:
     verified: bool | None = None
     sort: str = GPU_DEFAULT_SORT
 
+    @property
+    def is_filtered(self) -> bool:
+        return bool(
+            self.vendor or self.memory_type or self.min_memory_gb is not None or self.verified is not None
+        )
+
 
 def parse_sort(sort: str) -> tuple[str, bool]:
-    """"-tdp_w" -> ("tdp_w", True). Unknown fields fall back to the default sort."""
+    """ "-tdp_w" -> ("tdp_w", True). Unknown fields fall back to the default sort."""
     descending = sort.startswith("-")
     name = sort.lstrip("-")
     if name not in GPU_SORT_FIELDS:
@@ -112,12 +118,16 @@ def gpu_compare_data() -> dict[str, Any]:
                     "tflops_per_w": gpu.bf16_tflops / gpu.tdp_w,
                     "bf16_tflops": _number(gpu.bf16_tflops),
                     "tdp_w": _number(gpu.tdp_w),
+                    "memory_gb": _number(gpu.memory_gb),
+                    "mem_bandwidth_tbs": _number(gpu.mem_bandwidth_tbs),
                 }
             )
         elif gpu.tdp_w is None:
             missing.append("TDP")
         if missing:
-            not_plotted.append({"id": gpu.id, "model": gpu.model, "missing": ", ".join(dict.fromkeys(missing))})
+            not_plotted.append(
+                {"id": gpu.id, "model": gpu.model, "missing": ", ".join(dict.fromkeys(missing))}
+            )
     efficiency.sort(key=lambda row: row["tflops_per_w"], reverse=True)
     return {"points": points, "efficiency": efficiency, "not_plotted": not_plotted}
 

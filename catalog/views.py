@@ -8,7 +8,13 @@ from django.shortcuts import render
 
 from catalog import selectors
 from catalog.forms import GpuFilterForm
-from catalog.presentation import GPU_FIELDSETS, GPU_TABLE_COLUMNS, detail_sections, sort_headers, vendor_colour
+from catalog.presentation import (
+    GPU_FIELDSETS,
+    GPU_TABLE_COLUMNS,
+    detail_sections,
+    sort_headers,
+    vendor_colour,
+)
 
 
 @login_required
@@ -22,7 +28,7 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
         "form": form,
         "gpus": gpus,
         "headers": sort_headers(GPU_TABLE_COLUMNS, current_sort=filters.sort, query=request.GET),
-        "filtered": any([filters.vendor, filters.memory_type, filters.min_memory_gb is not None, filters.verified is not None]),
+        "filtered": filters.is_filtered,
     }
     return render(request, "catalog/gpu_list.html", context)
 
@@ -32,7 +38,11 @@ def gpu_detail(request: HttpRequest, gpu_id: str) -> HttpResponse:
     gpu = selectors.gpu_get(gpu_id=gpu_id)
     if gpu is None:
         raise Http404(f"No GPU with id {gpu_id!r} in the catalog.")
-    context = {"gpu": gpu, "sections": detail_sections(gpu, GPU_FIELDSETS), "missing": gpu.missing_key_specs()}
+    context = {
+        "gpu": gpu,
+        "sections": detail_sections(gpu, GPU_FIELDSETS),
+        "missing": gpu.missing_key_specs(),
+    }
     return render(request, "catalog/gpu_detail.html", context)
 
 

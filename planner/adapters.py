@@ -24,6 +24,51 @@ AUTOMATIC_OBJECTIVE = "min_time"
 #: How many ranked layouts the automatic search returns (the best one is used, the rest are shown).
 AUTOMATIC_MAX_RESULTS = 5
 
+#: Non-GPU parts of an 8-GPU HGX/DGX H100 server (CPUs, DRAM, NICs, NVSwitch baseboard, storage, chassis and
+#: power supplies): USD 32,010 in SemiAnalysis's DGX H100 bill of materials as summed by Epoch AI
+#: (github.com/epoch-research/training-cost-trends, notebook section "Production cost of a DGX H100 server").
+#: Used per GPU slot only when neither a system price nor a typed server price is known.
+HOST_BOM_USD_PER_8_GPU_SERVER = 32_010.0
+HOST_BOM_GPU_SLOTS = 8
+HOST_BOM_SOURCE = (
+    "SemiAnalysis DGX H100 bill of materials, non-GPU parts USD 32,010 per 8-GPU server, as summed by Epoch AI "
+    "(https://github.com/epoch-research/training-cost-trends)"
+)
+
+
+@dataclass(frozen=True)
+class CloudPriceReference:
+    """A published on-demand rental price range for one catalog GPU (USD per GPU-hour); the planning figure is
+    the midpoint, the same convention the catalog uses for ranges."""
+
+    low_usd: float
+    high_usd: float
+    source: str
+
+    @property
+    def usd_per_gpu_hour(self) -> float:
+        return (self.low_usd + self.high_usd) / 2
+
+
+#: Specialty-cloud on-demand prices (not hyperscaler list prices, not reserved or spot).
+CLOUD_PRICE_REFERENCES: dict[str, CloudPriceReference] = {
+    "nvidia_a100_sxm4_80gb": CloudPriceReference(
+        1.10, 1.50, "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)"
+    ),
+    "nvidia_h100_sxm5_80gb": CloudPriceReference(
+        2.50, 3.50, "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)"
+    ),
+    "nvidia_h200_sxm_141gb": CloudPriceReference(
+        3.50, 4.50, "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)"
+    ),
+    "nvidia_b200_hgx": CloudPriceReference(
+        4.50,
+        6.00,
+        "specialized clouds on demand, March 2026 "
+        "(https://lyceum.technology/magazine/nvidia-b200-gpu-cloud-pricing-2026/)",
+    ),
+}
+
 # Catalog fields that feed the payload, per catalog model (the snapshot records exactly these).
 GPU_FIELDS = (
     "vendor",
@@ -286,6 +331,7 @@ def workload_payload(scenario: Scenario) -> dict[str, Any]:
     workload["model"] = model_payload(scenario)
     workload["precision"] = scenario.precision
     if scenario.workload_kind == WorkloadKind.INFERENCE:
+        workload["parallelism"] = {"tp": scenario.tp, "pp": scenario.pp}
         workload["serving"] = _drop_none(
             {
                 "batch": scenario.serving_batch,
@@ -303,28 +349,89 @@ def workload_payload(scenario: Scenario) -> dict[str, Any]:
     return workload
 
 
+@dataclass(frozen=True)
+class PlanningInput:
+    """An engine input the planner filled in because the scenario left it blank (shown with the assumptions)."""
+
+    name: str
+    value: float
+    unit: str
+    source: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "unit": self.unit, "source": self.source}
+
+
+def _gpu_price_usd(scenario: Scenario) -> float | None:
+    if scenario.custom_gpu:
+        return scenario.custom_gpu.get("price_usd")
+    gpu = _scenario_gpu(scenario)
+    return gpu.price_usd if gpu is not None else None
+
+
+def server_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]:
+    """Price of one node: the typed override, else the catalog system's price, else GPUs at their catalog price
+    plus the host parts of a DGX H100 per GPU slot (HOST_BOM_*). None when no price is known."""
+    if scenario.server_price_usd is not None:
+        return scenario.server_price_usd, None
+    if scenario.system_id is not None and scenario.system.price_usd is not None:
+        return scenario.system.price_usd, None
+    gpu_usd = _gpu_price_usd(scenario)
+    if gpu_usd is None:
+        return None, None
+    host_usd_per_slot = HOST_BOM_USD_PER_8_GPU_SERVER / HOST_BOM_GPU_SLOTS
+    value = scenario.gpus_per_node * (gpu_usd + host_usd_per_slot)
+    note = PlanningInput(
+        "economics.gpu_server_usd",
+        value,
+        "USD per node",
+        f"{scenario.gpus_per_node} × (catalog GPU price ${gpu_usd:,.0f} + host parts ${host_usd_per_slot:,.0f} "
+        f"per GPU slot); host parts: {HOST_BOM_SOURCE}",
+    )
+    return value, note
+
+
+def cloud_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]:
+    """Rental price per GPU-hour: the typed one, else the reference range midpoint for the catalog GPU."""
+    if scenario.cloud_usd_per_gpu_hour is not None:
+        return scenario.cloud_usd_per_gpu_hour, None
+    gpu = None if scenario.custom_gpu else _scenario_gpu(scenario)
+    reference = CLOUD_PRICE_REFERENCES.get(gpu.pk) if gpu is not None else None
+    if reference is None:
+        return None, None
+    note = PlanningInput(
+        "economics.cloud_usd_per_gpu_hour",
+        reference.usd_per_gpu_hour,
+        "USD per GPU-hour",
+        f"midpoint of ${reference.low_usd:.2f}–${reference.high_usd:.2f}, {reference.source}",
+    )
+    return reference.usd_per_gpu_hour, note
+
+
+def planning_inputs(scenario: Scenario) -> list[dict[str, Any]]:
+    """The engine inputs this scenario leaves to the planner's documented defaults."""
+    notes = [server_price(scenario)[1], cloud_price(scenario)[1]]
+    return [note.as_dict() for note in notes if note is not None]
+
+
 def economics_payload(scenario: Scenario) -> dict[str, Any]:
     electricity = scenario.electricity_usd_per_kwh
     if electricity is None and scenario.electricity_id is not None:
         electricity = scenario.electricity.value
-    server_usd = scenario.server_price_usd
-    if server_usd is None and scenario.system_id is not None:
-        server_usd = scenario.system.price_usd
     economics: dict[str, Any] = _drop_none(
         {
             "electricity_usd_per_kwh": electricity,
             "years": scenario.years,
             "utilization": scenario.utilization,
             "discount_rate": scenario.discount_rate,
-            "gpu_server_usd": server_usd,
-            "cloud_usd_per_gpu_hour": scenario.cloud_usd_per_gpu_hour,
+            "gpu_server_usd": server_price(scenario)[0],
+            "cloud_usd_per_gpu_hour": cloud_price(scenario)[0],
             "grid_kgco2_per_kwh": scenario.grid_carbon.value if scenario.grid_carbon_id else None,
         }
     )
     if scenario.facility == FacilityKind.COLOCATION and scenario.colocation_id is not None:
         economics["colocation_usd_per_kw_month"] = scenario.colocation.value
-    else:
-        economics["colocation_usd_per_kw_month"] = None  # own facility: fit-out capex instead of rent
+    # Own facility: the key stays out (the engine's default, None, means fit-out capex instead of rent).
     return economics
 
 

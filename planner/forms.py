@@ -14,7 +14,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
-from planner.adapters import field_for_path
+from planner.adapters import CLOUD_PRICE_REFERENCES, field_for_path
 from planner.models import (
     FacilityKind,
     JobScaling,
@@ -95,8 +95,10 @@ def _int(label: str, help_text: str, *, min_value: int = 1, max_value: int | Non
     )
 
 
-def _float(label: str, help_text: str, *, min_value: float | None = 0.0, **kw: Any) -> Any:
-    return forms.FloatField(label=label, help_text=help_text, min_value=min_value, **kw)
+def _float(
+    label: str, help_text: str, *, min_value: float | None = 0.0, max_value: float | None = None, **kw: Any
+) -> Any:
+    return forms.FloatField(label=label, help_text=help_text, min_value=min_value, max_value=max_value, **kw)
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ FIELDSETS: tuple[Fieldset, ...] = (
             "micro_batch",
             "global_batch",
         ),
-        show_when="workload_kind=training",
+        show_when="workload_kind=training|inference",
     ),
     Fieldset(
         "serving",
@@ -202,8 +204,6 @@ FIELDSETS: tuple[Fieldset, ...] = (
     ),
 )
 
-#: Fields shown only in manual parallelism mode (the template and the script hide them otherwise).
-MANUAL_PARALLELISM_FIELDS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch")
 
 # Scenario fields copied straight from cleaned_data (same name, same unit).
 DIRECT_FIELDS = (
@@ -332,7 +332,7 @@ class ScenarioForm(forms.Form):
         required=False,
     )
     oversubscription = _float(
-        "Oversubscription (x:1)", "1 = non-blocking; 2 = half the uplinks.", min_value=1.0, initial=1.0
+        "Oversubscription (x:1)", "1 = non-blocking; 2 = half the uplinks.", min_value=1.0, max_value=64.0
     )
     cooling = CoolingChoiceField(
         label="Cooling",
@@ -394,7 +394,7 @@ class ScenarioForm(forms.Form):
     micro_batch = _int("Micro-batch (sequences)", "Sequences per GPU per forward pass.", required=False)
     global_batch = _int(
         "Global batch (sequences)",
-        "Sequences per optimizer step. Blank: the engine's default.",
+        "Sequences per optimizer step (1,024 × 8,192 tokens = 8.4 M tokens, as Llama 3 mid-training).",
         required=False,
     )
 
@@ -407,7 +407,7 @@ class ScenarioForm(forms.Form):
 
     job_single_gpu_hours = _float("Run time on one GPU (hours)", "Measured.", required=False)
     job_parallel_fraction = _float(
-        "Parallel fraction", "Share of the run that scales (0–1); 0.95 = 95 %.", required=False
+        "Parallel fraction", "Share of the run that scales (0–1); 0.95 = 95 %.", max_value=1.0, required=False
     )
     job_scaling = forms.ChoiceField(label="Scaling law", choices=JobScaling.choices, required=False)
 
@@ -435,16 +435,20 @@ class ScenarioForm(forms.Form):
         help_text="USD per kW of IT per month.",
     )
     years = _int("Life (years)", "Depreciation / ownership period.", max_value=30)
-    utilization_pct = _float("Utilisation (%)", "Share of hours the cluster is busy.", min_value=1.0)
-    discount_rate_pct = _float("Discount rate (%/year)", "0 = plain sum; above 0 = net present value.")
+    utilization_pct = _float(
+        "Utilisation (%)", "Share of hours the cluster is busy.", min_value=1.0, max_value=100.0
+    )
+    discount_rate_pct = _float(
+        "Discount rate (%/year)", "0 = plain sum; above 0 = net present value.", max_value=99.0
+    )
     cloud_usd_per_gpu_hour = _float(
         "Cloud price (USD per GPU-hour)",
-        "Rental price to compare against; blank: engine default.",
+        "Rental price to compare against. Blank: midpoint of published on-demand prices (A100, H100, H200, B200).",
         required=False,
     )
     server_price_usd = _float(
         "Server price override (USD per node)",
-        "Price of one node with its GPUs; blank: from the system or the GPU price.",
+        "Price of one node with its GPUs. Blank: the system's price, else catalog GPU price plus host parts.",
         required=False,
     )
 
@@ -469,10 +473,6 @@ class ScenarioForm(forms.Form):
             category=GRID_CARBON_CATEGORY, value__isnull=False
         )
         f["model_preset"].choices = model_preset_choices()
-        f["utilization_pct"].max_value = 100.0
-        f["discount_rate_pct"].max_value = 100.0
-        f["job_parallel_fraction"].max_value = 1.0
-        f["oversubscription"].max_value = 64.0
 
     # ------------------------------------------------------------------------------------------ cleaning
 
@@ -557,6 +557,7 @@ class ScenarioForm(forms.Form):
             )
         if not data.get("optimizer"):
             self._require(data, "optimizer")
+        self._require(data, "global_batch")
         if data.get("parallelism_mode") != ParallelismMode.MANUAL:
             return
         for name in ("tp", "pp", "cp", "ep", "micro_batch"):
@@ -592,7 +593,35 @@ class ScenarioForm(forms.Form):
                 f"Must be a multiple of micro-batch × DP = {micro} × {dp} = {micro * dp:,} (got {global_batch:,}).",
             )
 
+    def _chosen_gpu(self, data: dict[str, Any]) -> Gpu | None:
+        source = data.get("gpu_source")
+        if source == "catalog":
+            return data.get("gpu")
+        if source == "system" and data.get("system") is not None:
+            return data["system"].gpu
+        return None
+
+    def _clean_prices(self, data: dict[str, Any]) -> None:
+        """Server and rental prices must be known: typed, from the catalog, or from a published reference."""
+        gpu = self._chosen_gpu(data)
+        source = data.get("gpu_source")
+        name = gpu.model if gpu is not None else (data.get("custom_gpu_name") or "this GPU")
+        if data.get("server_price_usd") is None:
+            system = data.get("system") if source == "system" else None
+            gpu_price = data.get("custom_gpu_price_usd") if source == CUSTOM else getattr(gpu, "price_usd", None)
+            if (system is None or system.price_usd is None) and gpu_price is None and (gpu or source == CUSTOM):
+                self.add_error(
+                    "server_price_usd", f"The catalog has no price for the {name}: type the price of one node."
+                )
+        if data.get("cloud_usd_per_gpu_hour") is None and (gpu or source == CUSTOM):
+            if gpu is None or gpu.pk not in CLOUD_PRICE_REFERENCES:
+                self.add_error(
+                    "cloud_usd_per_gpu_hour",
+                    f"No published rental price on file for the {name}: type the price you were quoted.",
+                )
+
     def _clean_economics(self, data: dict[str, Any]) -> None:
+        self._clean_prices(data)
         if data.get("electricity") is None and data.get("electricity_usd_per_kwh") is None:
             self.add_error("electricity", "Pick a region or type your electricity price.")
         if data.get("facility") == FacilityKind.COLOCATION and data.get("colocation") is None:
@@ -783,6 +812,10 @@ DEFAULT_SWITCH_ID = "nvidia_qm9700"
 DEFAULT_ELECTRICITY_ID = "elec_us_industrial_2023"
 DEFAULT_COLOCATION_ID = "colo_na_2024h2"
 
+#: Llama 3 pre-training doubled its batch to 8 M tokens of 8,192-token sequences (= 1,024 sequences) after the
+#: first 252 M tokens (Dubey et al. 2024, arXiv:2407.21783, §3.4.1).
+LLAMA3_GLOBAL_BATCH_SEQUENCES = 1024
+
 DEFAULT_INITIAL: dict[str, Any] = {
     "gpu_source": "catalog",
     "gpu": DEFAULT_GPU_ID,
@@ -806,6 +839,7 @@ DEFAULT_INITIAL: dict[str, Any] = {
     "zero_stage": 1,
     "recompute": Recompute.SELECTIVE,
     "micro_batch": 1,
+    "global_batch": LLAMA3_GLOBAL_BATCH_SEQUENCES,
     "serving_batch": 32,
     "context_len": 4096,
     "output_len": 512,
@@ -852,7 +886,7 @@ STARTERS: tuple[Starter, ...] = (
         "llama8b-serving",
         "Serve Llama 3.1 8B on one H100 node",
         "Inference: 32 concurrent requests, 4,096-token prompts, 512-token answers.",
-        (("workload_kind", WorkloadKind.INFERENCE), ("model_preset", "llama3.1-8b"), ("nodes", 1)),
+        (("workload_kind", WorkloadKind.INFERENCE), ("model_preset", "llama3.1-8b"), ("nodes", 1), ("tp", 1)),
     ),
     Starter(
         "md-job",

@@ -180,6 +180,9 @@ class ScenarioResult(models.Model):
         null=True, blank=True, help_text="For automatic parallelism: the search that chose the layout."
     )
     summary = models.JSONField(default=dict, help_text="Headline figures copied from `output` for lists.")
+    input_assumptions = models.JSONField(
+        default=list, help_text="Engine inputs the planner filled in (name, value, unit, source)."
+    )
     catalog_snapshot = models.JSONField(default=dict, help_text="Catalog rows and values the payload used.")
     catalog_hash = models.CharField(max_length=64)
     elapsed_ms = models.FloatField(default=0.0)

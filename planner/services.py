@@ -48,6 +48,7 @@ class Evaluation:
     snapshot: dict[str, dict[str, Any]]
     catalog_hash: str
     elapsed_ms: float
+    input_assumptions: list[dict[str, Any]]
 
 
 def _search_summary(search_output: dict[str, Any]) -> dict[str, Any]:
@@ -88,6 +89,7 @@ def scenario_evaluation_run(*, scenario: Scenario) -> Evaluation:
         snapshot=snapshot,
         catalog_hash=adapters.snapshot_hash(snapshot),
         elapsed_ms=elapsed_ms,
+        input_assumptions=adapters.planning_inputs(scenario),
     )
 
 
@@ -102,6 +104,7 @@ def _result_store(*, scenario: Scenario, evaluation: Evaluation) -> ScenarioResu
         catalog_snapshot=evaluation.snapshot,
         catalog_hash=evaluation.catalog_hash,
         elapsed_ms=evaluation.elapsed_ms,
+        input_assumptions=evaluation.input_assumptions,
     )
     Scenario.objects.filter(pk=scenario.pk).update(latest_result=result)
     scenario.latest_result = result

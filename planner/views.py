@@ -20,7 +20,6 @@ from planner.engine.errors import SpecError
 from planner.forms import (
     DEFAULT_INITIAL,
     FIELDSETS,
-    MANUAL_PARALLELISM_FIELDS,
     STARTERS,
     STARTERS_BY_KEY,
     CloneForm,
@@ -92,7 +91,6 @@ def _form_context(form: ScenarioForm, **extra: Any) -> dict[str, Any]:
     return {
         "form": form,
         "fieldsets": FIELDSETS,
-        "manual_fields": MANUAL_PARALLELISM_FIELDS,
         **extra,
     }
 

@@ -6,244 +6,1436 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Cooling',
+            name="Cooling",
             fields=[
-                ('id', models.CharField(help_text='Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.', max_length=80, primary_key=True, serialize=False, validators=[catalog.validators.validate_catalog_id], verbose_name='catalog id')),
-                ('source', models.TextField(help_text="Public URLs that support the numbers in this row, separated by '; '.", validators=[catalog.validators.validate_source_urls])),
-                ('verified', models.BooleanField(default=False, help_text='Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).')),
-                ('notes', models.TextField(blank=True, help_text='Caveats, conflicts between sources and how values were derived.')),
-                ('raw_cells', models.TextField(blank=True, help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).", verbose_name='original cells')),
-                ('locally_edited', models.BooleanField(default=False, help_text='Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.')),
-                ('updated_at', models.DateTimeField(auto_now=True, help_text='When this row last changed (UTC).')),
-                ('category', models.CharField(help_text='benchmark, cooling technology, regulation, guideline.', max_length=80)),
-                ('name', models.CharField(help_text='What the row describes.', max_length=200)),
-                ('pue_low', models.FloatField(blank=True, help_text='Low end of the typical PUE (facility energy / IT energy, >= 1); benchmarks repeat one value.', null=True, validators=[catalog.validators.validate_pue], verbose_name='PUE low')),
-                ('pue_high', models.FloatField(blank=True, help_text='High end of the typical PUE.', null=True, validators=[catalog.validators.validate_pue], verbose_name='PUE high')),
-                ('rack_density_kw_typical', models.FloatField(blank=True, help_text='Typical maximum rack density in kW per rack (midpoint of a published range).', null=True, validators=[catalog.validators.validate_positive], verbose_name='typical rack density (kW)')),
-                ('rack_density_kw_typical_low', models.FloatField(blank=True, help_text='Low end of the typical range, kW/rack.', null=True, validators=[catalog.validators.validate_positive], verbose_name='typical rack density low (kW)')),
-                ('rack_density_kw_typical_high', models.FloatField(blank=True, help_text='High end of the typical range, kW/rack.', null=True, validators=[catalog.validators.validate_positive], verbose_name='typical rack density high (kW)')),
-                ('rack_density_kw_high', models.FloatField(blank=True, help_text="Highest rack density reported in kW per rack ('120+' is stored as 120).", null=True, validators=[catalog.validators.validate_positive], verbose_name='high rack density (kW)')),
-                ('capex_usd_per_kw_low', models.FloatField(blank=True, help_text='Installed cooling capex per kW of IT load, low, in USD.', null=True, validators=[catalog.validators.validate_positive], verbose_name='capex low (USD/kW)')),
-                ('capex_usd_per_kw_high', models.FloatField(blank=True, help_text='Installed cooling capex per kW of IT load, high, in USD.', null=True, validators=[catalog.validators.validate_positive], verbose_name='capex high (USD/kW)')),
-                ('relative_capex_note', models.TextField(blank=True, help_text='Capex compared with air cooling.', verbose_name='relative capex')),
-                ('wue_l_per_kwh', models.FloatField(blank=True, help_text='Water usage effectiveness: litres of site water per IT kWh (0 allowed).', null=True, validators=[catalog.validators.validate_non_negative], verbose_name='WUE (L/kWh)')),
-                ('year', models.PositiveSmallIntegerField(blank=True, help_text='Year the figure applies to (data year, not publication year).', null=True, validators=[catalog.validators.validate_year], verbose_name='year')),
+                (
+                    "id",
+                    models.CharField(
+                        help_text="Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.",
+                        max_length=80,
+                        primary_key=True,
+                        serialize=False,
+                        validators=[catalog.validators.validate_catalog_id],
+                        verbose_name="catalog id",
+                    ),
+                ),
+                (
+                    "source",
+                    models.TextField(
+                        help_text="Public URLs that support the numbers in this row, separated by '; '.",
+                        validators=[catalog.validators.validate_source_urls],
+                    ),
+                ),
+                (
+                    "verified",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).",
+                    ),
+                ),
+                (
+                    "notes",
+                    models.TextField(
+                        blank=True,
+                        help_text="Caveats, conflicts between sources and how values were derived.",
+                    ),
+                ),
+                (
+                    "raw_cells",
+                    models.TextField(
+                        blank=True,
+                        help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).",
+                        verbose_name="original cells",
+                    ),
+                ),
+                (
+                    "locally_edited",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.",
+                    ),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(auto_now=True, help_text="When this row last changed (UTC)."),
+                ),
+                (
+                    "category",
+                    models.CharField(
+                        help_text="benchmark, cooling technology, regulation, guideline.", max_length=80
+                    ),
+                ),
+                ("name", models.CharField(help_text="What the row describes.", max_length=200)),
+                (
+                    "pue_low",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Low end of the typical PUE (facility energy / IT energy, >= 1); benchmarks repeat one value.",
+                        null=True,
+                        validators=[catalog.validators.validate_pue],
+                        verbose_name="PUE low",
+                    ),
+                ),
+                (
+                    "pue_high",
+                    models.FloatField(
+                        blank=True,
+                        help_text="High end of the typical PUE.",
+                        null=True,
+                        validators=[catalog.validators.validate_pue],
+                        verbose_name="PUE high",
+                    ),
+                ),
+                (
+                    "rack_density_kw_typical",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Typical maximum rack density in kW per rack (midpoint of a published range).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="typical rack density (kW)",
+                    ),
+                ),
+                (
+                    "rack_density_kw_typical_low",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Low end of the typical range, kW/rack.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="typical rack density low (kW)",
+                    ),
+                ),
+                (
+                    "rack_density_kw_typical_high",
+                    models.FloatField(
+                        blank=True,
+                        help_text="High end of the typical range, kW/rack.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="typical rack density high (kW)",
+                    ),
+                ),
+                (
+                    "rack_density_kw_high",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Highest rack density reported in kW per rack ('120+' is stored as 120).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="high rack density (kW)",
+                    ),
+                ),
+                (
+                    "capex_usd_per_kw_low",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Installed cooling capex per kW of IT load, low, in USD.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="capex low (USD/kW)",
+                    ),
+                ),
+                (
+                    "capex_usd_per_kw_high",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Installed cooling capex per kW of IT load, high, in USD.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="capex high (USD/kW)",
+                    ),
+                ),
+                (
+                    "relative_capex_note",
+                    models.TextField(
+                        blank=True,
+                        help_text="Capex compared with air cooling.",
+                        verbose_name="relative capex",
+                    ),
+                ),
+                (
+                    "wue_l_per_kwh",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Water usage effectiveness: litres of site water per IT kWh (0 allowed).",
+                        null=True,
+                        validators=[catalog.validators.validate_non_negative],
+                        verbose_name="WUE (L/kWh)",
+                    ),
+                ),
+                (
+                    "year",
+                    models.PositiveSmallIntegerField(
+                        blank=True,
+                        help_text="Year the figure applies to (data year, not publication year).",
+                        null=True,
+                        validators=[catalog.validators.validate_year],
+                        verbose_name="year",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'cooling option',
-                'verbose_name_plural': 'cooling options',
-                'ordering': ['category', 'name'],
+                "verbose_name": "cooling option",
+                "verbose_name_plural": "cooling options",
+                "ordering": ["category", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Cpu',
+            name="Cpu",
             fields=[
-                ('id', models.CharField(help_text='Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.', max_length=80, primary_key=True, serialize=False, validators=[catalog.validators.validate_catalog_id], verbose_name='catalog id')),
-                ('source', models.TextField(help_text="Public URLs that support the numbers in this row, separated by '; '.", validators=[catalog.validators.validate_source_urls])),
-                ('verified', models.BooleanField(default=False, help_text='Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).')),
-                ('notes', models.TextField(blank=True, help_text='Caveats, conflicts between sources and how values were derived.')),
-                ('raw_cells', models.TextField(blank=True, help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).", verbose_name='original cells')),
-                ('locally_edited', models.BooleanField(default=False, help_text='Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.')),
-                ('updated_at', models.DateTimeField(auto_now=True, help_text='When this row last changed (UTC).')),
-                ('vendor', models.CharField(help_text='Manufacturer, e.g. AMD, Intel, NVIDIA.', max_length=80)),
-                ('model', models.CharField(help_text='Product name, e.g. EPYC 9654.', max_length=160)),
-                ('family', models.CharField(blank=True, help_text='Product family and core codename, e.g. EPYC 9004 / Genoa (Zen 4).', max_length=200, verbose_name='family / codename')),
-                ('launch_year', models.PositiveSmallIntegerField(blank=True, help_text='Year of launch.', null=True, validators=[catalog.validators.validate_year], verbose_name='launch year')),
-                ('cores', models.PositiveIntegerField(blank=True, help_text='Physical cores per package.', null=True, validators=[catalog.validators.validate_positive], verbose_name='cores')),
-                ('threads', models.PositiveIntegerField(blank=True, help_text='Hardware threads per package (blank if SMT support is not confirmed).', null=True, validators=[catalog.validators.validate_positive], verbose_name='threads')),
-                ('base_ghz', models.FloatField(blank=True, help_text='Base clock in GHz.', null=True, validators=[catalog.validators.validate_positive], verbose_name='base clock (GHz)')),
-                ('boost_ghz', models.FloatField(blank=True, help_text='Maximum single-core boost clock in GHz.', null=True, validators=[catalog.validators.validate_positive], verbose_name='boost clock (GHz)')),
-                ('tdp_w', models.FloatField(blank=True, help_text='Default TDP in watts.', null=True, validators=[catalog.validators.validate_positive], verbose_name='TDP (W)')),
-                ('memory_channels', models.PositiveIntegerField(blank=True, help_text='Memory channels per package.', null=True, validators=[catalog.validators.validate_positive], verbose_name='memory channels')),
-                ('memory_type', models.CharField(blank=True, help_text='DDR4 / DDR5 / LPDDR5X ...', max_length=80, verbose_name='memory type')),
-                ('max_mem_speed_mts', models.FloatField(blank=True, help_text='Highest supported memory transfer rate in MT/s.', null=True, validators=[catalog.validators.validate_positive], verbose_name='max memory speed (MT/s)')),
-                ('max_mem_bw_gbs', models.FloatField(blank=True, help_text='Theoretical peak memory bandwidth in GB/s (channels x MT/s x 8 bytes).', null=True, validators=[catalog.validators.validate_positive], verbose_name='max memory bandwidth (GB/s)')),
-                ('pcie_lanes', models.PositiveIntegerField(blank=True, help_text='PCIe lanes per package.', null=True, validators=[catalog.validators.validate_positive], verbose_name='PCIe lanes')),
-                ('pcie_gen', models.PositiveIntegerField(blank=True, help_text='PCIe generation of the host lanes.', null=True, validators=[catalog.validators.validate_positive], verbose_name='PCIe generation')),
-                ('l3_cache_mb', models.FloatField(blank=True, help_text='Total L3 cache in MB.', null=True, validators=[catalog.validators.validate_positive], verbose_name='L3 cache (MB)')),
-                ('price_usd', models.FloatField(blank=True, help_text='Price per CPU in USD (AMD 1kU price where published).', null=True, validators=[catalog.validators.validate_positive], verbose_name='price (USD)')),
-                ('price_basis', models.CharField(blank=True, help_text='What the price is (1kU list, street ...).', max_length=300, verbose_name='price basis')),
-                ('price_verified', models.BooleanField(default=False, help_text='Yes for a vendor price.', verbose_name='price verified')),
+                (
+                    "id",
+                    models.CharField(
+                        help_text="Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.",
+                        max_length=80,
+                        primary_key=True,
+                        serialize=False,
+                        validators=[catalog.validators.validate_catalog_id],
+                        verbose_name="catalog id",
+                    ),
+                ),
+                (
+                    "source",
+                    models.TextField(
+                        help_text="Public URLs that support the numbers in this row, separated by '; '.",
+                        validators=[catalog.validators.validate_source_urls],
+                    ),
+                ),
+                (
+                    "verified",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).",
+                    ),
+                ),
+                (
+                    "notes",
+                    models.TextField(
+                        blank=True,
+                        help_text="Caveats, conflicts between sources and how values were derived.",
+                    ),
+                ),
+                (
+                    "raw_cells",
+                    models.TextField(
+                        blank=True,
+                        help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).",
+                        verbose_name="original cells",
+                    ),
+                ),
+                (
+                    "locally_edited",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.",
+                    ),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(auto_now=True, help_text="When this row last changed (UTC)."),
+                ),
+                (
+                    "vendor",
+                    models.CharField(help_text="Manufacturer, e.g. AMD, Intel, NVIDIA.", max_length=80),
+                ),
+                ("model", models.CharField(help_text="Product name, e.g. EPYC 9654.", max_length=160)),
+                (
+                    "family",
+                    models.CharField(
+                        blank=True,
+                        help_text="Product family and core codename, e.g. EPYC 9004 / Genoa (Zen 4).",
+                        max_length=200,
+                        verbose_name="family / codename",
+                    ),
+                ),
+                (
+                    "launch_year",
+                    models.PositiveSmallIntegerField(
+                        blank=True,
+                        help_text="Year of launch.",
+                        null=True,
+                        validators=[catalog.validators.validate_year],
+                        verbose_name="launch year",
+                    ),
+                ),
+                (
+                    "cores",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Physical cores per package.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="cores",
+                    ),
+                ),
+                (
+                    "threads",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Hardware threads per package (blank if SMT support is not confirmed).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="threads",
+                    ),
+                ),
+                (
+                    "base_ghz",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Base clock in GHz.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="base clock (GHz)",
+                    ),
+                ),
+                (
+                    "boost_ghz",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Maximum single-core boost clock in GHz.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="boost clock (GHz)",
+                    ),
+                ),
+                (
+                    "tdp_w",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Default TDP in watts.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="TDP (W)",
+                    ),
+                ),
+                (
+                    "memory_channels",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Memory channels per package.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="memory channels",
+                    ),
+                ),
+                (
+                    "memory_type",
+                    models.CharField(
+                        blank=True,
+                        help_text="DDR4 / DDR5 / LPDDR5X ...",
+                        max_length=80,
+                        verbose_name="memory type",
+                    ),
+                ),
+                (
+                    "max_mem_speed_mts",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Highest supported memory transfer rate in MT/s.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="max memory speed (MT/s)",
+                    ),
+                ),
+                (
+                    "max_mem_bw_gbs",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Theoretical peak memory bandwidth in GB/s (channels x MT/s x 8 bytes).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="max memory bandwidth (GB/s)",
+                    ),
+                ),
+                (
+                    "pcie_lanes",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="PCIe lanes per package.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="PCIe lanes",
+                    ),
+                ),
+                (
+                    "pcie_gen",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="PCIe generation of the host lanes.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="PCIe generation",
+                    ),
+                ),
+                (
+                    "l3_cache_mb",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Total L3 cache in MB.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="L3 cache (MB)",
+                    ),
+                ),
+                (
+                    "price_usd",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Price per CPU in USD (AMD 1kU price where published).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="price (USD)",
+                    ),
+                ),
+                (
+                    "price_basis",
+                    models.CharField(
+                        blank=True,
+                        help_text="What the price is (1kU list, street ...).",
+                        max_length=300,
+                        verbose_name="price basis",
+                    ),
+                ),
+                (
+                    "price_verified",
+                    models.BooleanField(
+                        default=False, help_text="Yes for a vendor price.", verbose_name="price verified"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'CPU',
-                'verbose_name_plural': 'CPUs',
-                'ordering': ['vendor', 'model'],
+                "verbose_name": "CPU",
+                "verbose_name_plural": "CPUs",
+                "ordering": ["vendor", "model"],
             },
         ),
         migrations.CreateModel(
-            name='EconomicsFact',
+            name="EconomicsFact",
             fields=[
-                ('id', models.CharField(help_text='Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.', max_length=80, primary_key=True, serialize=False, validators=[catalog.validators.validate_catalog_id], verbose_name='catalog id')),
-                ('source', models.TextField(help_text="Public URLs that support the numbers in this row, separated by '; '.", validators=[catalog.validators.validate_source_urls])),
-                ('verified', models.BooleanField(default=False, help_text='Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).')),
-                ('notes', models.TextField(blank=True, help_text='Caveats, conflicts between sources and how values were derived.')),
-                ('raw_cells', models.TextField(blank=True, help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).", verbose_name='original cells')),
-                ('locally_edited', models.BooleanField(default=False, help_text='Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.')),
-                ('updated_at', models.DateTimeField(auto_now=True, help_text='When this row last changed (UTC).')),
-                ('category', models.CharField(help_text='electricity price, colocation, depreciation or grid carbon.', max_length=80)),
-                ('region', models.CharField(help_text='Where (or for whom) the figure applies.', max_length=160)),
-                ('metric', models.CharField(help_text='What is measured.', max_length=300)),
-                ('value', models.FloatField(blank=True, help_text="Planning figure in the row's unit: the midpoint when a range was published.", null=True, validators=[catalog.validators.validate_non_negative], verbose_name='value')),
-                ('value_low', models.FloatField(blank=True, help_text='Low end of a range.', null=True, validators=[catalog.validators.validate_non_negative], verbose_name='value low')),
-                ('value_high', models.FloatField(blank=True, help_text='High end of a range.', null=True, validators=[catalog.validators.validate_non_negative], verbose_name='value high')),
-                ('value_text', models.CharField(blank=True, help_text="The original value cell, e.g. '0.089-0.276' or '5 (servers)'.", max_length=300, verbose_name='value (as published)')),
-                ('unit', models.CharField(help_text='Unit of value, e.g. USD/kWh, EUR/kWh, years, kg CO2/kWh.', max_length=80)),
-                ('period', models.CharField(blank=True, help_text='Year or period the figure applies to.', max_length=120, verbose_name='period')),
+                (
+                    "id",
+                    models.CharField(
+                        help_text="Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.",
+                        max_length=80,
+                        primary_key=True,
+                        serialize=False,
+                        validators=[catalog.validators.validate_catalog_id],
+                        verbose_name="catalog id",
+                    ),
+                ),
+                (
+                    "source",
+                    models.TextField(
+                        help_text="Public URLs that support the numbers in this row, separated by '; '.",
+                        validators=[catalog.validators.validate_source_urls],
+                    ),
+                ),
+                (
+                    "verified",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).",
+                    ),
+                ),
+                (
+                    "notes",
+                    models.TextField(
+                        blank=True,
+                        help_text="Caveats, conflicts between sources and how values were derived.",
+                    ),
+                ),
+                (
+                    "raw_cells",
+                    models.TextField(
+                        blank=True,
+                        help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).",
+                        verbose_name="original cells",
+                    ),
+                ),
+                (
+                    "locally_edited",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.",
+                    ),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(auto_now=True, help_text="When this row last changed (UTC)."),
+                ),
+                (
+                    "category",
+                    models.CharField(
+                        help_text="electricity price, colocation, depreciation or grid carbon.", max_length=80
+                    ),
+                ),
+                (
+                    "region",
+                    models.CharField(help_text="Where (or for whom) the figure applies.", max_length=160),
+                ),
+                ("metric", models.CharField(help_text="What is measured.", max_length=300)),
+                (
+                    "value",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Planning figure in the row's unit: the midpoint when a range was published.",
+                        null=True,
+                        validators=[catalog.validators.validate_non_negative],
+                        verbose_name="value",
+                    ),
+                ),
+                (
+                    "value_low",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Low end of a range.",
+                        null=True,
+                        validators=[catalog.validators.validate_non_negative],
+                        verbose_name="value low",
+                    ),
+                ),
+                (
+                    "value_high",
+                    models.FloatField(
+                        blank=True,
+                        help_text="High end of a range.",
+                        null=True,
+                        validators=[catalog.validators.validate_non_negative],
+                        verbose_name="value high",
+                    ),
+                ),
+                (
+                    "value_text",
+                    models.CharField(
+                        blank=True,
+                        help_text="The original value cell, e.g. '0.089-0.276' or '5 (servers)'.",
+                        max_length=300,
+                        verbose_name="value (as published)",
+                    ),
+                ),
+                (
+                    "unit",
+                    models.CharField(
+                        help_text="Unit of value, e.g. USD/kWh, EUR/kWh, years, kg CO2/kWh.", max_length=80
+                    ),
+                ),
+                (
+                    "period",
+                    models.CharField(
+                        blank=True,
+                        help_text="Year or period the figure applies to.",
+                        max_length=120,
+                        verbose_name="period",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'economics fact',
-                'ordering': ['category', 'region', 'id'],
+                "verbose_name": "economics fact",
+                "ordering": ["category", "region", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Gpu',
+            name="Gpu",
             fields=[
-                ('id', models.CharField(help_text='Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.', max_length=80, primary_key=True, serialize=False, validators=[catalog.validators.validate_catalog_id], verbose_name='catalog id')),
-                ('source', models.TextField(help_text="Public URLs that support the numbers in this row, separated by '; '.", validators=[catalog.validators.validate_source_urls])),
-                ('verified', models.BooleanField(default=False, help_text='Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).')),
-                ('notes', models.TextField(blank=True, help_text='Caveats, conflicts between sources and how values were derived.')),
-                ('raw_cells', models.TextField(blank=True, help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).", verbose_name='original cells')),
-                ('locally_edited', models.BooleanField(default=False, help_text='Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.')),
-                ('updated_at', models.DateTimeField(auto_now=True, help_text='When this row last changed (UTC).')),
-                ('vendor', models.CharField(help_text='Manufacturer, e.g. NVIDIA, AMD, Intel (Habana), Google.', max_length=80)),
-                ('model', models.CharField(help_text='Product name as the vendor writes it, with memory size.', max_length=160)),
-                ('form_factor', models.CharField(blank=True, help_text='SXM, OAM, PCIe card, ... and its cooling where known.', max_length=200, verbose_name='form factor')),
-                ('launch_year', models.PositiveSmallIntegerField(blank=True, help_text='Year the part was launched or first shipped (blank if not confirmed).', null=True, validators=[catalog.validators.validate_year], verbose_name='launch year')),
-                ('memory_gb', models.FloatField(blank=True, help_text='Memory capacity in GB as the vendor labels it (decimal GB for NVIDIA/AMD; Google states TPU v4 in GiB).', null=True, validators=[catalog.validators.validate_positive], verbose_name='memory (GB)')),
-                ('memory_type', models.CharField(blank=True, help_text='HBM2 / HBM2e / HBM3 / HBM3e / GDDR6 ...', max_length=80, verbose_name='memory type')),
-                ('mem_bandwidth_tbs', models.FloatField(blank=True, help_text='Peak memory bandwidth in TB/s (10^12 bytes per second).', null=True, validators=[catalog.validators.validate_positive], verbose_name='memory bandwidth (TB/s)')),
-                ('fp64_tflops', models.FloatField(blank=True, help_text='Non-tensor (vector) FP64 peak in TFLOPS (10^12 FLOP/s).', null=True, validators=[catalog.validators.validate_positive], verbose_name='FP64 vector (TFLOPS)')),
-                ('fp64_tensor_tflops', models.FloatField(blank=True, help_text='FP64 peak on tensor/matrix cores in TFLOPS.', null=True, validators=[catalog.validators.validate_positive], verbose_name='FP64 tensor (TFLOPS)')),
-                ('fp32_tflops', models.FloatField(blank=True, help_text='Non-tensor FP32 peak in TFLOPS.', null=True, validators=[catalog.validators.validate_positive], verbose_name='FP32 vector (TFLOPS)')),
-                ('tf32_tflops', models.FloatField(blank=True, help_text='Dense TF32 tensor peak in TFLOPS (no sparsity).', null=True, validators=[catalog.validators.validate_positive], verbose_name='TF32 dense (TFLOPS)')),
-                ('bf16_tflops', models.FloatField(blank=True, help_text='Dense BF16 tensor peak in TFLOPS (no sparsity).', null=True, validators=[catalog.validators.validate_positive], verbose_name='BF16 dense (TFLOPS)')),
-                ('fp16_tflops', models.FloatField(blank=True, help_text='Dense FP16 tensor peak in TFLOPS (no sparsity).', null=True, validators=[catalog.validators.validate_positive], verbose_name='FP16 dense (TFLOPS)')),
-                ('fp8_tflops', models.FloatField(blank=True, help_text='Dense FP8 tensor peak in TFLOPS (no sparsity).', null=True, validators=[catalog.validators.validate_positive], verbose_name='FP8 dense (TFLOPS)')),
-                ('int8_tops', models.FloatField(blank=True, help_text='Dense INT8 tensor peak in TOPS (10^12 integer ops/s, no sparsity).', null=True, validators=[catalog.validators.validate_positive], verbose_name='INT8 dense (TOPS)')),
-                ('fp4_tflops', models.FloatField(blank=True, help_text='Dense FP4 tensor peak in TFLOPS (no sparsity).', null=True, validators=[catalog.validators.validate_positive], verbose_name='FP4 dense (TFLOPS)')),
-                ('tdp_w', models.FloatField(blank=True, help_text='Maximum board/module power in watts (TDP/TGP; see notes for measured or configured).', null=True, validators=[catalog.validators.validate_positive], verbose_name='TDP (W)')),
-                ('scaleup_interconnect', models.CharField(blank=True, help_text='GPU-to-GPU fabric (NVLink 4, Infinity Fabric, ICI ...).', max_length=200, verbose_name='scale-up interconnect')),
-                ('scaleup_bw_gbs', models.FloatField(blank=True, help_text='Aggregate scale-up bandwidth per GPU in GB/s, both directions summed (NVLink 4 = 900 = 450 each way).', null=True, validators=[catalog.validators.validate_positive], verbose_name='scale-up bandwidth (GB/s)')),
-                ('pcie_gen', models.PositiveIntegerField(blank=True, help_text='Host PCIe generation of the x16 link (blank when not PCIe-attached).', null=True, validators=[catalog.validators.validate_positive], verbose_name='PCIe generation')),
-                ('price_usd', models.FloatField(blank=True, help_text='Planning price per GPU in USD: the midpoint when a range was published.', null=True, validators=[catalog.validators.validate_positive], verbose_name='price (USD)')),
-                ('price_low_usd', models.FloatField(blank=True, help_text='Low end of a published price range in USD.', null=True, validators=[catalog.validators.validate_positive], verbose_name='price low (USD)')),
-                ('price_high_usd', models.FloatField(blank=True, help_text='High end of a published price range in USD.', null=True, validators=[catalog.validators.validate_positive], verbose_name='price high (USD)')),
-                ('price_basis', models.CharField(blank=True, help_text='What the price is: list price, street price, press estimate ...', max_length=300, verbose_name='price basis')),
-                ('price_date', models.CharField(blank=True, help_text='When the price was published or observed.', max_length=80, verbose_name='price date')),
-                ('price_source', models.TextField(blank=True, help_text="URLs for the price, separated by '; '.", verbose_name='price source')),
-                ('price_verified', models.BooleanField(default=False, help_text='Yes only for a vendor-published list price.', verbose_name='price verified')),
+                (
+                    "id",
+                    models.CharField(
+                        help_text="Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.",
+                        max_length=80,
+                        primary_key=True,
+                        serialize=False,
+                        validators=[catalog.validators.validate_catalog_id],
+                        verbose_name="catalog id",
+                    ),
+                ),
+                (
+                    "source",
+                    models.TextField(
+                        help_text="Public URLs that support the numbers in this row, separated by '; '.",
+                        validators=[catalog.validators.validate_source_urls],
+                    ),
+                ),
+                (
+                    "verified",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).",
+                    ),
+                ),
+                (
+                    "notes",
+                    models.TextField(
+                        blank=True,
+                        help_text="Caveats, conflicts between sources and how values were derived.",
+                    ),
+                ),
+                (
+                    "raw_cells",
+                    models.TextField(
+                        blank=True,
+                        help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).",
+                        verbose_name="original cells",
+                    ),
+                ),
+                (
+                    "locally_edited",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.",
+                    ),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(auto_now=True, help_text="When this row last changed (UTC)."),
+                ),
+                (
+                    "vendor",
+                    models.CharField(
+                        help_text="Manufacturer, e.g. NVIDIA, AMD, Intel (Habana), Google.", max_length=80
+                    ),
+                ),
+                (
+                    "model",
+                    models.CharField(
+                        help_text="Product name as the vendor writes it, with memory size.", max_length=160
+                    ),
+                ),
+                (
+                    "form_factor",
+                    models.CharField(
+                        blank=True,
+                        help_text="SXM, OAM, PCIe card, ... and its cooling where known.",
+                        max_length=200,
+                        verbose_name="form factor",
+                    ),
+                ),
+                (
+                    "launch_year",
+                    models.PositiveSmallIntegerField(
+                        blank=True,
+                        help_text="Year the part was launched or first shipped (blank if not confirmed).",
+                        null=True,
+                        validators=[catalog.validators.validate_year],
+                        verbose_name="launch year",
+                    ),
+                ),
+                (
+                    "memory_gb",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Memory capacity in GB as the vendor labels it (decimal GB for NVIDIA/AMD; Google states TPU v4 in GiB).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="memory (GB)",
+                    ),
+                ),
+                (
+                    "memory_type",
+                    models.CharField(
+                        blank=True,
+                        help_text="HBM2 / HBM2e / HBM3 / HBM3e / GDDR6 ...",
+                        max_length=80,
+                        verbose_name="memory type",
+                    ),
+                ),
+                (
+                    "mem_bandwidth_tbs",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Peak memory bandwidth in TB/s (10^12 bytes per second).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="memory bandwidth (TB/s)",
+                    ),
+                ),
+                (
+                    "fp64_tflops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Non-tensor (vector) FP64 peak in TFLOPS (10^12 FLOP/s).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="FP64 vector (TFLOPS)",
+                    ),
+                ),
+                (
+                    "fp64_tensor_tflops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="FP64 peak on tensor/matrix cores in TFLOPS.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="FP64 tensor (TFLOPS)",
+                    ),
+                ),
+                (
+                    "fp32_tflops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Non-tensor FP32 peak in TFLOPS.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="FP32 vector (TFLOPS)",
+                    ),
+                ),
+                (
+                    "tf32_tflops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Dense TF32 tensor peak in TFLOPS (no sparsity).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="TF32 dense (TFLOPS)",
+                    ),
+                ),
+                (
+                    "bf16_tflops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Dense BF16 tensor peak in TFLOPS (no sparsity).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="BF16 dense (TFLOPS)",
+                    ),
+                ),
+                (
+                    "fp16_tflops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Dense FP16 tensor peak in TFLOPS (no sparsity).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="FP16 dense (TFLOPS)",
+                    ),
+                ),
+                (
+                    "fp8_tflops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Dense FP8 tensor peak in TFLOPS (no sparsity).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="FP8 dense (TFLOPS)",
+                    ),
+                ),
+                (
+                    "int8_tops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Dense INT8 tensor peak in TOPS (10^12 integer ops/s, no sparsity).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="INT8 dense (TOPS)",
+                    ),
+                ),
+                (
+                    "fp4_tflops",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Dense FP4 tensor peak in TFLOPS (no sparsity).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="FP4 dense (TFLOPS)",
+                    ),
+                ),
+                (
+                    "tdp_w",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Maximum board/module power in watts (TDP/TGP; see notes for measured or configured).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="TDP (W)",
+                    ),
+                ),
+                (
+                    "scaleup_interconnect",
+                    models.CharField(
+                        blank=True,
+                        help_text="GPU-to-GPU fabric (NVLink 4, Infinity Fabric, ICI ...).",
+                        max_length=200,
+                        verbose_name="scale-up interconnect",
+                    ),
+                ),
+                (
+                    "scaleup_bw_gbs",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Aggregate scale-up bandwidth per GPU in GB/s, both directions summed (NVLink 4 = 900 = 450 each way).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="scale-up bandwidth (GB/s)",
+                    ),
+                ),
+                (
+                    "pcie_gen",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Host PCIe generation of the x16 link (blank when not PCIe-attached).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="PCIe generation",
+                    ),
+                ),
+                (
+                    "price_usd",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Planning price per GPU in USD: the midpoint when a range was published.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="price (USD)",
+                    ),
+                ),
+                (
+                    "price_low_usd",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Low end of a published price range in USD.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="price low (USD)",
+                    ),
+                ),
+                (
+                    "price_high_usd",
+                    models.FloatField(
+                        blank=True,
+                        help_text="High end of a published price range in USD.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="price high (USD)",
+                    ),
+                ),
+                (
+                    "price_basis",
+                    models.CharField(
+                        blank=True,
+                        help_text="What the price is: list price, street price, press estimate ...",
+                        max_length=300,
+                        verbose_name="price basis",
+                    ),
+                ),
+                (
+                    "price_date",
+                    models.CharField(
+                        blank=True,
+                        help_text="When the price was published or observed.",
+                        max_length=80,
+                        verbose_name="price date",
+                    ),
+                ),
+                (
+                    "price_source",
+                    models.TextField(
+                        blank=True,
+                        help_text="URLs for the price, separated by '; '.",
+                        verbose_name="price source",
+                    ),
+                ),
+                (
+                    "price_verified",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Yes only for a vendor-published list price.",
+                        verbose_name="price verified",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'GPU',
-                'verbose_name_plural': 'GPUs',
-                'ordering': ['vendor', 'model'],
+                "verbose_name": "GPU",
+                "verbose_name_plural": "GPUs",
+                "ordering": ["vendor", "model"],
             },
         ),
         migrations.CreateModel(
-            name='Interconnect',
+            name="Interconnect",
             fields=[
-                ('id', models.CharField(help_text='Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.', max_length=80, primary_key=True, serialize=False, validators=[catalog.validators.validate_catalog_id], verbose_name='catalog id')),
-                ('source', models.TextField(help_text="Public URLs that support the numbers in this row, separated by '; '.", validators=[catalog.validators.validate_source_urls])),
-                ('verified', models.BooleanField(default=False, help_text='Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).')),
-                ('notes', models.TextField(blank=True, help_text='Caveats, conflicts between sources and how values were derived.')),
-                ('raw_cells', models.TextField(blank=True, help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).", verbose_name='original cells')),
-                ('locally_edited', models.BooleanField(default=False, help_text='Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.')),
-                ('updated_at', models.DateTimeField(auto_now=True, help_text='When this row last changed (UTC).')),
-                ('category', models.CharField(help_text='host link, scale-up GPU link, scale-out fabric, NIC ...', max_length=80)),
-                ('name', models.CharField(help_text='Name of the link, device or topology.', max_length=200)),
-                ('generation', models.CharField(blank=True, help_text='Generation label, e.g. Gen5, NDR, 4.', max_length=80, verbose_name='generation')),
-                ('lane_rate_gbps', models.FloatField(blank=True, help_text='Signalling rate per lane per direction in Gb/s.', null=True, validators=[catalog.validators.validate_positive], verbose_name='lane rate (Gb/s)')),
-                ('lanes_or_links', models.CharField(blank=True, help_text="Lane or link count as published (text, e.g. '18 links', '4x').", max_length=200, verbose_name='lanes or links')),
-                ('port_rate_gbps', models.FloatField(blank=True, help_text='Rate of one port in Gb/s (the 4x port for InfiniBand/Ethernet).', null=True, validators=[catalog.validators.validate_positive], verbose_name='port rate (Gb/s)')),
-                ('aggregate_bw_gbs_unidir', models.FloatField(blank=True, help_text='Aggregate bandwidth per device in GB/s, one direction.', null=True, validators=[catalog.validators.validate_positive], verbose_name='aggregate bandwidth, one way (GB/s)')),
-                ('aggregate_bw_gbs_bidir', models.FloatField(blank=True, help_text='Aggregate bandwidth per device in GB/s, both directions summed.', null=True, validators=[catalog.validators.validate_positive], verbose_name='aggregate bandwidth, both ways (GB/s)')),
-                ('latency_us', models.FloatField(blank=True, help_text='Published latency in microseconds (only where a source gives one).', null=True, validators=[catalog.validators.validate_positive], verbose_name='latency (µs)')),
-                ('power_w', models.FloatField(blank=True, help_text='Power draw in watts (optics: maximum per module).', null=True, validators=[catalog.validators.validate_positive], verbose_name='power (W)')),
-                ('typical_use', models.TextField(blank=True, help_text='Where this link is used.', verbose_name='typical use')),
-                ('max_endpoints_formula', models.TextField(blank=True, help_text='Topology rows: maximum endpoints N as a function of radix k.', verbose_name='max endpoints formula')),
-                ('switch_count_formula', models.TextField(blank=True, help_text='Topology rows: switches needed for N endpoints.', verbose_name='switch count formula')),
+                (
+                    "id",
+                    models.CharField(
+                        help_text="Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.",
+                        max_length=80,
+                        primary_key=True,
+                        serialize=False,
+                        validators=[catalog.validators.validate_catalog_id],
+                        verbose_name="catalog id",
+                    ),
+                ),
+                (
+                    "source",
+                    models.TextField(
+                        help_text="Public URLs that support the numbers in this row, separated by '; '.",
+                        validators=[catalog.validators.validate_source_urls],
+                    ),
+                ),
+                (
+                    "verified",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).",
+                    ),
+                ),
+                (
+                    "notes",
+                    models.TextField(
+                        blank=True,
+                        help_text="Caveats, conflicts between sources and how values were derived.",
+                    ),
+                ),
+                (
+                    "raw_cells",
+                    models.TextField(
+                        blank=True,
+                        help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).",
+                        verbose_name="original cells",
+                    ),
+                ),
+                (
+                    "locally_edited",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.",
+                    ),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(auto_now=True, help_text="When this row last changed (UTC)."),
+                ),
+                (
+                    "category",
+                    models.CharField(
+                        help_text="host link, scale-up GPU link, scale-out fabric, NIC ...", max_length=80
+                    ),
+                ),
+                ("name", models.CharField(help_text="Name of the link, device or topology.", max_length=200)),
+                (
+                    "generation",
+                    models.CharField(
+                        blank=True,
+                        help_text="Generation label, e.g. Gen5, NDR, 4.",
+                        max_length=80,
+                        verbose_name="generation",
+                    ),
+                ),
+                (
+                    "lane_rate_gbps",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Signalling rate per lane per direction in Gb/s.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="lane rate (Gb/s)",
+                    ),
+                ),
+                (
+                    "lanes_or_links",
+                    models.CharField(
+                        blank=True,
+                        help_text="Lane or link count as published (text, e.g. '18 links', '4x').",
+                        max_length=200,
+                        verbose_name="lanes or links",
+                    ),
+                ),
+                (
+                    "port_rate_gbps",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Rate of one port in Gb/s (the 4x port for InfiniBand/Ethernet).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="port rate (Gb/s)",
+                    ),
+                ),
+                (
+                    "aggregate_bw_gbs_unidir",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Aggregate bandwidth per device in GB/s, one direction.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="aggregate bandwidth, one way (GB/s)",
+                    ),
+                ),
+                (
+                    "aggregate_bw_gbs_bidir",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Aggregate bandwidth per device in GB/s, both directions summed.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="aggregate bandwidth, both ways (GB/s)",
+                    ),
+                ),
+                (
+                    "latency_us",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Published latency in microseconds (only where a source gives one).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="latency (µs)",
+                    ),
+                ),
+                (
+                    "power_w",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Power draw in watts (optics: maximum per module).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="power (W)",
+                    ),
+                ),
+                (
+                    "typical_use",
+                    models.TextField(
+                        blank=True, help_text="Where this link is used.", verbose_name="typical use"
+                    ),
+                ),
+                (
+                    "max_endpoints_formula",
+                    models.TextField(
+                        blank=True,
+                        help_text="Topology rows: maximum endpoints N as a function of radix k.",
+                        verbose_name="max endpoints formula",
+                    ),
+                ),
+                (
+                    "switch_count_formula",
+                    models.TextField(
+                        blank=True,
+                        help_text="Topology rows: switches needed for N endpoints.",
+                        verbose_name="switch count formula",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'interconnect',
-                'ordering': ['category', 'name'],
+                "verbose_name": "interconnect",
+                "ordering": ["category", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Switch',
+            name="Switch",
             fields=[
-                ('id', models.CharField(help_text='Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.', max_length=80, primary_key=True, serialize=False, validators=[catalog.validators.validate_catalog_id], verbose_name='catalog id')),
-                ('source', models.TextField(help_text="Public URLs that support the numbers in this row, separated by '; '.", validators=[catalog.validators.validate_source_urls])),
-                ('verified', models.BooleanField(default=False, help_text='Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).')),
-                ('notes', models.TextField(blank=True, help_text='Caveats, conflicts between sources and how values were derived.')),
-                ('raw_cells', models.TextField(blank=True, help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).", verbose_name='original cells')),
-                ('locally_edited', models.BooleanField(default=False, help_text='Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.')),
-                ('updated_at', models.DateTimeField(auto_now=True, help_text='When this row last changed (UTC).')),
-                ('vendor', models.CharField(help_text='Manufacturer.', max_length=80)),
-                ('model', models.CharField(help_text='Product name.', max_length=160)),
-                ('asic_family', models.CharField(blank=True, help_text='Switch silicon, e.g. Quantum-2 (NDR).', max_length=200, verbose_name='ASIC family')),
-                ('protocol', models.CharField(blank=True, help_text='InfiniBand NDR, Ethernet, NVLink 4 ...', max_length=200, verbose_name='protocol')),
-                ('ports', models.PositiveIntegerField(blank=True, help_text='Native ports (switch radix k); blank when the part is not a port-counted switch box.', null=True, validators=[catalog.validators.validate_positive], verbose_name='ports')),
-                ('ports_text', models.CharField(blank=True, help_text="The original ports cell, e.g. '64 (32 twin-port OSFP)'.", max_length=300, verbose_name='ports (as published)')),
-                ('port_speed_gbps', models.FloatField(blank=True, help_text='Native port speed in Gb/s.', null=True, validators=[catalog.validators.validate_positive], verbose_name='port speed (Gb/s)')),
-                ('alt_port_config', models.CharField(blank=True, help_text='Split/breakout modes, e.g. 128 x 200 Gb/s.', max_length=300, verbose_name='alternative port configuration')),
-                ('switching_capacity_tbps', models.FloatField(blank=True, help_text='Vendor aggregate switching capacity in Tb/s, both directions counted (64 x 400G = 51.2). Blank for NVLink parts quoted in TB/s (see original cells).', null=True, validators=[catalog.validators.validate_positive], verbose_name='switching capacity (Tb/s)')),
-                ('form_factor_ru', models.PositiveIntegerField(blank=True, help_text='Height in rack units.', null=True, validators=[catalog.validators.validate_positive], verbose_name='form factor (RU)')),
-                ('latency_ns', models.FloatField(blank=True, help_text='Port-to-port latency in nanoseconds (only from a vendor document).', null=True, validators=[catalog.validators.validate_positive], verbose_name='latency (ns)')),
-                ('power_w', models.FloatField(blank=True, help_text='Typical or maximum power in watts.', null=True, validators=[catalog.validators.validate_positive], verbose_name='power (W)')),
-                ('cooling', models.CharField(blank=True, help_text='air / liquid.', max_length=120, verbose_name='cooling')),
-                ('price_usd', models.FloatField(blank=True, help_text='Price per switch in USD.', null=True, validators=[catalog.validators.validate_positive], verbose_name='price (USD)')),
-                ('nonblocking_2tier_max_endpoints', models.PositiveIntegerField(blank=True, help_text='Largest non-blocking 2-tier leaf-spine: k^2/2 endpoints at native speed.', null=True, validators=[catalog.validators.validate_positive], verbose_name='2-tier non-blocking endpoints')),
-                ('nonblocking_3tier_max_endpoints', models.PositiveIntegerField(blank=True, help_text='Largest non-blocking 3-tier fat tree: k^3/4 endpoints (Al-Fares 2008).', null=True, validators=[catalog.validators.validate_positive], verbose_name='3-tier non-blocking endpoints')),
+                (
+                    "id",
+                    models.CharField(
+                        help_text="Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.",
+                        max_length=80,
+                        primary_key=True,
+                        serialize=False,
+                        validators=[catalog.validators.validate_catalog_id],
+                        verbose_name="catalog id",
+                    ),
+                ),
+                (
+                    "source",
+                    models.TextField(
+                        help_text="Public URLs that support the numbers in this row, separated by '; '.",
+                        validators=[catalog.validators.validate_source_urls],
+                    ),
+                ),
+                (
+                    "verified",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).",
+                    ),
+                ),
+                (
+                    "notes",
+                    models.TextField(
+                        blank=True,
+                        help_text="Caveats, conflicts between sources and how values were derived.",
+                    ),
+                ),
+                (
+                    "raw_cells",
+                    models.TextField(
+                        blank=True,
+                        help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).",
+                        verbose_name="original cells",
+                    ),
+                ),
+                (
+                    "locally_edited",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.",
+                    ),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(auto_now=True, help_text="When this row last changed (UTC)."),
+                ),
+                ("vendor", models.CharField(help_text="Manufacturer.", max_length=80)),
+                ("model", models.CharField(help_text="Product name.", max_length=160)),
+                (
+                    "asic_family",
+                    models.CharField(
+                        blank=True,
+                        help_text="Switch silicon, e.g. Quantum-2 (NDR).",
+                        max_length=200,
+                        verbose_name="ASIC family",
+                    ),
+                ),
+                (
+                    "protocol",
+                    models.CharField(
+                        blank=True,
+                        help_text="InfiniBand NDR, Ethernet, NVLink 4 ...",
+                        max_length=200,
+                        verbose_name="protocol",
+                    ),
+                ),
+                (
+                    "ports",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Native ports (switch radix k); blank when the part is not a port-counted switch box.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="ports",
+                    ),
+                ),
+                (
+                    "ports_text",
+                    models.CharField(
+                        blank=True,
+                        help_text="The original ports cell, e.g. '64 (32 twin-port OSFP)'.",
+                        max_length=300,
+                        verbose_name="ports (as published)",
+                    ),
+                ),
+                (
+                    "port_speed_gbps",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Native port speed in Gb/s.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="port speed (Gb/s)",
+                    ),
+                ),
+                (
+                    "alt_port_config",
+                    models.CharField(
+                        blank=True,
+                        help_text="Split/breakout modes, e.g. 128 x 200 Gb/s.",
+                        max_length=300,
+                        verbose_name="alternative port configuration",
+                    ),
+                ),
+                (
+                    "switching_capacity_tbps",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Vendor aggregate switching capacity in Tb/s, both directions counted (64 x 400G = 51.2). Blank for NVLink parts quoted in TB/s (see original cells).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="switching capacity (Tb/s)",
+                    ),
+                ),
+                (
+                    "form_factor_ru",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Height in rack units.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="form factor (RU)",
+                    ),
+                ),
+                (
+                    "latency_ns",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Port-to-port latency in nanoseconds (only from a vendor document).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="latency (ns)",
+                    ),
+                ),
+                (
+                    "power_w",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Typical or maximum power in watts.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="power (W)",
+                    ),
+                ),
+                (
+                    "cooling",
+                    models.CharField(
+                        blank=True, help_text="air / liquid.", max_length=120, verbose_name="cooling"
+                    ),
+                ),
+                (
+                    "price_usd",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Price per switch in USD.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="price (USD)",
+                    ),
+                ),
+                (
+                    "nonblocking_2tier_max_endpoints",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Largest non-blocking 2-tier leaf-spine: k^2/2 endpoints at native speed.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="2-tier non-blocking endpoints",
+                    ),
+                ),
+                (
+                    "nonblocking_3tier_max_endpoints",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Largest non-blocking 3-tier fat tree: k^3/4 endpoints (Al-Fares 2008).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="3-tier non-blocking endpoints",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'switch',
-                'verbose_name_plural': 'switches',
-                'ordering': ['vendor', 'model'],
+                "verbose_name": "switch",
+                "verbose_name_plural": "switches",
+                "ordering": ["vendor", "model"],
             },
         ),
         migrations.CreateModel(
-            name='System',
+            name="System",
             fields=[
-                ('id', models.CharField(help_text='Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.', max_length=80, primary_key=True, serialize=False, validators=[catalog.validators.validate_catalog_id], verbose_name='catalog id')),
-                ('source', models.TextField(help_text="Public URLs that support the numbers in this row, separated by '; '.", validators=[catalog.validators.validate_source_urls])),
-                ('verified', models.BooleanField(default=False, help_text='Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).')),
-                ('notes', models.TextField(blank=True, help_text='Caveats, conflicts between sources and how values were derived.')),
-                ('raw_cells', models.TextField(blank=True, help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).", verbose_name='original cells')),
-                ('locally_edited', models.BooleanField(default=False, help_text='Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.')),
-                ('updated_at', models.DateTimeField(auto_now=True, help_text='When this row last changed (UTC).')),
-                ('vendor', models.CharField(help_text='Manufacturer.', max_length=80)),
-                ('name', models.CharField(help_text='System name, e.g. DGX H100.', max_length=200)),
-                ('gpu_model_text', models.CharField(blank=True, help_text="The GPU as the system's source names it.", max_length=200, verbose_name='GPU model (as published)')),
-                ('gpus', models.PositiveIntegerField(blank=True, help_text='GPUs per system.', null=True, validators=[catalog.validators.validate_positive], verbose_name='GPUs')),
-                ('gpu_memory_total_gb', models.FloatField(blank=True, help_text='Sum of GPU memory in GB as the vendor labels it.', null=True, validators=[catalog.validators.validate_positive], verbose_name='GPU memory total (GB)')),
-                ('cpus', models.PositiveIntegerField(blank=True, help_text='CPU sockets (or Grace CPUs) per system.', null=True, validators=[catalog.validators.validate_positive], verbose_name='CPUs')),
-                ('cpu_model', models.CharField(blank=True, help_text='Host CPU as published.', max_length=300, verbose_name='CPU model')),
-                ('system_memory', models.CharField(blank=True, help_text='Host memory as published (text).', max_length=300, verbose_name='system memory')),
-                ('compute_nics', models.TextField(blank=True, help_text='Scale-out NICs as published.', verbose_name='compute NICs')),
-                ('storage_mgmt_nics', models.TextField(blank=True, help_text='As published.', verbose_name='storage/management NICs')),
-                ('scaleup_fabric', models.TextField(blank=True, help_text='In-system GPU fabric as published.', verbose_name='scale-up fabric')),
-                ('system_max_power_kw', models.FloatField(blank=True, help_text='Vendor maximum input power of the whole system in kW.', null=True, validators=[catalog.validators.validate_positive], verbose_name='max power (kW)')),
-                ('rack_units', models.PositiveIntegerField(blank=True, help_text='Height in rack units (blank for a whole rack; see original cells).', null=True, validators=[catalog.validators.validate_positive], verbose_name='rack units (RU)')),
-                ('weight_kg', models.FloatField(blank=True, help_text='Weight in kilograms.', null=True, validators=[catalog.validators.validate_positive], verbose_name='weight (kg)')),
-                ('cooling', models.CharField(blank=True, help_text='Air, direct liquid ...', max_length=300, verbose_name='cooling')),
-                ('price_usd', models.FloatField(blank=True, help_text='Price per system in USD.', null=True, validators=[catalog.validators.validate_positive], verbose_name='price (USD)')),
-                ('price_basis', models.CharField(blank=True, help_text='What the price is: launch list price, press estimate ...', max_length=300, verbose_name='price basis')),
-                ('price_date', models.CharField(blank=True, help_text='When the price was published.', max_length=80, verbose_name='price date')),
-                ('price_verified', models.BooleanField(default=False, help_text='Yes for a vendor price.', verbose_name='price verified')),
-                ('gpu', models.ForeignKey(blank=True, help_text='The catalog GPU this system carries, resolved from the GPU model text (blank if ambiguous).', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='systems', to='catalog.gpu', verbose_name='GPU')),
+                (
+                    "id",
+                    models.CharField(
+                        help_text="Stable id from the reference catalog (e.g. nvidia_h100_sxm5_80gb); other tables and plans use it.",
+                        max_length=80,
+                        primary_key=True,
+                        serialize=False,
+                        validators=[catalog.validators.validate_catalog_id],
+                        verbose_name="catalog id",
+                    ),
+                ),
+                (
+                    "source",
+                    models.TextField(
+                        help_text="Public URLs that support the numbers in this row, separated by '; '.",
+                        validators=[catalog.validators.validate_source_urls],
+                    ),
+                ),
+                (
+                    "verified",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Yes when every populated number was found in a cited vendor document (or a copy of it); no when at least one comes only from press, analysts or arithmetic (the notes say which).",
+                    ),
+                ),
+                (
+                    "notes",
+                    models.TextField(
+                        blank=True,
+                        help_text="Caveats, conflicts between sources and how values were derived.",
+                    ),
+                ),
+                (
+                    "raw_cells",
+                    models.TextField(
+                        blank=True,
+                        help_text="Reference cells that were reduced to numbers on import, one 'field: original text' per line (ranges, '~' approximations, text units).",
+                        verbose_name="original cells",
+                    ),
+                ),
+                (
+                    "locally_edited",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Set when staff save this row in the admin or import it from CSV; load_catalog then leaves the row alone unless run with --force.",
+                    ),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(auto_now=True, help_text="When this row last changed (UTC)."),
+                ),
+                ("vendor", models.CharField(help_text="Manufacturer.", max_length=80)),
+                ("name", models.CharField(help_text="System name, e.g. DGX H100.", max_length=200)),
+                (
+                    "gpu_model_text",
+                    models.CharField(
+                        blank=True,
+                        help_text="The GPU as the system's source names it.",
+                        max_length=200,
+                        verbose_name="GPU model (as published)",
+                    ),
+                ),
+                (
+                    "gpus",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="GPUs per system.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="GPUs",
+                    ),
+                ),
+                (
+                    "gpu_memory_total_gb",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Sum of GPU memory in GB as the vendor labels it.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="GPU memory total (GB)",
+                    ),
+                ),
+                (
+                    "cpus",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="CPU sockets (or Grace CPUs) per system.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="CPUs",
+                    ),
+                ),
+                (
+                    "cpu_model",
+                    models.CharField(
+                        blank=True,
+                        help_text="Host CPU as published.",
+                        max_length=300,
+                        verbose_name="CPU model",
+                    ),
+                ),
+                (
+                    "system_memory",
+                    models.CharField(
+                        blank=True,
+                        help_text="Host memory as published (text).",
+                        max_length=300,
+                        verbose_name="system memory",
+                    ),
+                ),
+                (
+                    "compute_nics",
+                    models.TextField(
+                        blank=True, help_text="Scale-out NICs as published.", verbose_name="compute NICs"
+                    ),
+                ),
+                (
+                    "storage_mgmt_nics",
+                    models.TextField(
+                        blank=True, help_text="As published.", verbose_name="storage/management NICs"
+                    ),
+                ),
+                (
+                    "scaleup_fabric",
+                    models.TextField(
+                        blank=True,
+                        help_text="In-system GPU fabric as published.",
+                        verbose_name="scale-up fabric",
+                    ),
+                ),
+                (
+                    "system_max_power_kw",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Vendor maximum input power of the whole system in kW.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="max power (kW)",
+                    ),
+                ),
+                (
+                    "rack_units",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Height in rack units (blank for a whole rack; see original cells).",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="rack units (RU)",
+                    ),
+                ),
+                (
+                    "weight_kg",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Weight in kilograms.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="weight (kg)",
+                    ),
+                ),
+                (
+                    "cooling",
+                    models.CharField(
+                        blank=True, help_text="Air, direct liquid ...", max_length=300, verbose_name="cooling"
+                    ),
+                ),
+                (
+                    "price_usd",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Price per system in USD.",
+                        null=True,
+                        validators=[catalog.validators.validate_positive],
+                        verbose_name="price (USD)",
+                    ),
+                ),
+                (
+                    "price_basis",
+                    models.CharField(
+                        blank=True,
+                        help_text="What the price is: launch list price, press estimate ...",
+                        max_length=300,
+                        verbose_name="price basis",
+                    ),
+                ),
+                (
+                    "price_date",
+                    models.CharField(
+                        blank=True,
+                        help_text="When the price was published.",
+                        max_length=80,
+                        verbose_name="price date",
+                    ),
+                ),
+                (
+                    "price_verified",
+                    models.BooleanField(
+                        default=False, help_text="Yes for a vendor price.", verbose_name="price verified"
+                    ),
+                ),
+                (
+                    "gpu",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The catalog GPU this system carries, resolved from the GPU model text (blank if ambiguous).",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="systems",
+                        to="catalog.gpu",
+                        verbose_name="GPU",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'system',
-                'ordering': ['vendor', 'name'],
+                "verbose_name": "system",
+                "ordering": ["vendor", "name"],
             },
         ),
     ]

@@ -26,7 +26,7 @@ import numpy as np
 #: Achieved fraction of the per-direction NVLink/Infinity-Fabric bandwidth for large ring collectives. NCCL's
 #: all-reduce bus bandwidth on DGX A100 is about 230 of 300 GB/s per direction (nccl-tests, NVIDIA DGX A100
 #: user guide performance notes); calibrated once together with efficiency.py's constants.
-SCALEUP_EFFICIENCY = 0.75
+SCALEUP_EFFICIENCY = 0.80
 #: Per-step latency of an intra-node ring collective (NCCL small-message all-reduce on 8 GPUs takes about
 #: 15-25 µs for 14 steps: nccl-tests on DGX A100/H100).
 SCALEUP_STEP_LATENCY_S = 1.5e-6

@@ -18,9 +18,10 @@ training time" at 16,384 GPUs (calibration: goodput(16,384) = 0.90).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from planner.engine.units import DAY, HOUR, MINUTE
 
@@ -57,38 +58,51 @@ class GoodputResult:
     warnings: tuple[str, ...]
 
 
-def cluster_mtbf_s(mtbf_gpu_hours: float, gpus: float) -> float:
+def cluster_mtbf_s(mtbf_gpu_hours: Any, gpus: Any) -> Any:
     """Mean time between failures of the whole job: per-GPU MTBF / N (independent failures)."""
-    return mtbf_gpu_hours * HOUR / max(gpus, 1.0)
+    return mtbf_gpu_hours * HOUR / np.maximum(gpus, 1.0)
 
 
-def young_interval_s(checkpoint_write_s: float, mtbf_s: float) -> float:
+def young_interval_s(checkpoint_write_s: Any, mtbf_s: Any) -> Any:
     """Young 1974: τ_opt = sqrt(2·δ·M)."""
-    return math.sqrt(2.0 * checkpoint_write_s * mtbf_s)
+    return np.sqrt(2.0 * checkpoint_write_s * mtbf_s)
 
 
-def wasted_fraction(interval_s: float, write_s: float, restart_s: float, mtbf_s: float) -> float:
+def wasted_fraction(interval_s: Any, write_s: Any, restart_s: Any, mtbf_s: Any) -> Any:
     """δ/τ (checkpoint writes) + (τ/2 + R)/M (lost work and restart per failure)."""
     return write_s / interval_s + (interval_s / 2.0 + restart_s) / mtbf_s
 
 
+def goodput_fraction(spec: GoodputSpec, gpus: Any) -> Any:
+    """Elementwise goodput (floored at GOODPUT_FLOOR) for `gpus` GPUs: the model above, or the input fraction."""
+    if spec.fraction is not None:
+        return spec.fraction + 0.0 * gpus
+    mtbf_s = cluster_mtbf_s(spec.mtbf_gpu_hours, gpus)
+    interval = young_interval_s(spec.checkpoint_write_s, mtbf_s) if spec.checkpoint_interval_s is None else (
+        spec.checkpoint_interval_s + 0.0 * mtbf_s
+    )
+    if spec.checkpoint_write_s == 0 and spec.checkpoint_interval_s is None:
+        # Free checkpoints: checkpoint continuously and lose nothing but the restart.
+        return np.maximum(1.0 - spec.restart_s / mtbf_s, GOODPUT_FLOOR)
+    return np.maximum(1.0 - wasted_fraction(interval, spec.checkpoint_write_s, spec.restart_s, mtbf_s), GOODPUT_FLOOR)
+
+
 def estimate_goodput(spec: GoodputSpec, gpus: float, steady_time_s: float) -> GoodputResult:
     """Goodput of a run of `steady_time_s` of failure-free work on `gpus` GPUs."""
-    mtbf_s = cluster_mtbf_s(spec.mtbf_gpu_hours, gpus)
-    interval = spec.checkpoint_interval_s or young_interval_s(spec.checkpoint_write_s, mtbf_s)
-    warnings: list[str] = []
-    if spec.fraction is not None:
-        fraction = spec.fraction
+    mtbf_s = float(cluster_mtbf_s(spec.mtbf_gpu_hours, gpus))
+    if spec.checkpoint_interval_s is not None:
+        interval = spec.checkpoint_interval_s
     else:
-        fraction = 1.0 - wasted_fraction(interval, spec.checkpoint_write_s, spec.restart_s, mtbf_s)
-        if fraction < GOODPUT_FLOOR:
-            warnings.append(
-                f"failures dominate: with an interruption every {mtbf_s / HOUR:.2f} h the job makes almost no "
-                "progress; goodput floored at 1%"
-            )
-            fraction = GOODPUT_FLOOR
-        elif fraction < 0.8:
-            warnings.append(f"goodput is only {fraction:.0%}: failures every {mtbf_s / HOUR:.1f} h on {gpus:.0f} GPUs")
+        interval = float(young_interval_s(spec.checkpoint_write_s, mtbf_s))
+    fraction = float(goodput_fraction(spec, float(gpus)))
+    warnings: list[str] = []
+    if spec.fraction is None and fraction <= GOODPUT_FLOOR:
+        warnings.append(
+            f"failures dominate: with an interruption every {mtbf_s / HOUR:.2f} h the job makes almost no "
+            "progress; goodput floored at 1%"
+        )
+    elif spec.fraction is None and fraction < 0.8:
+        warnings.append(f"goodput is only {fraction:.0%}: failures every {mtbf_s / HOUR:.1f} h on {gpus:.0f} GPUs")
     failures = steady_time_s / fraction / mtbf_s
     return GoodputResult(fraction, mtbf_s, interval, failures, tuple(warnings))
 

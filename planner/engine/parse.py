@@ -118,15 +118,15 @@ def parse(payload: Any, *, allow_search: bool = False) -> Scenario:
         top.problem("search", "only the search command takes a 'search' object")
     cluster = _cluster(top, problems, assumptions)
     workload = top.child("workload", WORKLOAD_KEYS, required=True)
-    economics = _economics(top.child("economics", ECONOMICS_KEYS), problems)
-    if cluster is None or workload is None or not workload.ok:
+    economics = _economics(top.child("economics", ECONOMICS_KEYS), problems, assumptions)
+    if workload is None or not workload.ok:
         raise SpecError(problems)
     kind = workload.string("kind", default="training", choices=KINDS)
     gp = _goodput(workload.child("goodput", GOODPUT_KEYS), problems)
     search = _search(top, problems) if allow_search else None
     scenario = Scenario(
         kind=kind or "training",
-        cluster=cluster,
+        cluster=cluster or _PLACEHOLDER_CLUSTER,  # an invalid cluster: keep checking the workload
         precision=PRECISION_DEFAULT,
         goodput=gp,
         economics=economics,
@@ -144,6 +144,21 @@ def parse(payload: Any, *, allow_search: bool = False) -> Scenario:
 
 
 # --- cluster --------------------------------------------------------------------------------------------------
+
+
+#: Stands in for an invalid cluster so that the workload is still checked; GPU-dependent checks are skipped.
+_PLACEHOLDER_CLUSTER = ClusterSpec(
+    gpu=GpuSpec("(invalid)", 1.0, 1.0, {}, 1.0, 1.0),
+    gpus_per_node=0,
+    nodes=0,
+    scaleout_bytes_per_s_per_gpu=1.0,
+    network=network.NetworkSpec(),
+    cooling=power.CoolingSpec(),
+)
+
+
+def _cluster_valid(sc: Scenario) -> bool:
+    return sc.cluster is not _PLACEHOLDER_CLUSTER
 
 
 def _cluster(top: Fields, problems: list[Problem], assumptions: dict[str, Any]) -> ClusterSpec | None:
@@ -343,17 +358,29 @@ _ECONOMICS_RANGES: dict[str, dict[str, float]] = {
 }
 
 
-def _economics(e: Fields | None, problems: list[Problem]) -> tco.EconomicsSpec | None:
+#: Economics fields tco.py gives a sourced default for (the rest of the required ones must be given).
+_ECONOMICS_DEFAULTS: dict[str, tuple[float, str, str]] = {
+    "electricity_usd_per_kwh": (tco.ELECTRICITY_USD_PER_KWH_DEFAULT, "USD per kWh", tco.ELECTRICITY_SOURCE),
+    "years": (tco.YEARS_DEFAULT, "years", tco.YEARS_SOURCE),
+    "utilization": (tco.UTILIZATION_DEFAULT, "fraction", tco.NOT_SOURCED),
+}
+
+
+def _economics(e: Fields | None, problems: list[Problem], assumptions: dict[str, Any]) -> tco.EconomicsSpec | None:
     if e is None or not e.ok:
         return None
     kwargs: dict[str, Any] = {}
     missing = False
     for f in fields(tco.EconomicsSpec):
         checks = _ECONOMICS_RANGES.get(f.name, {"minimum": 0})
-        required = f.default is MISSING and f.default_factory is MISSING
+        required = f.default is MISSING and f.default_factory is MISSING and f.name not in _ECONOMICS_DEFAULTS
         value = e.number(f.name, required=required, **checks)
         if value is None:
             missing = missing or required or e.has(f.name)
+            if f.name in _ECONOMICS_DEFAULTS and not e.has(f.name):
+                default, unit, source = _ECONOMICS_DEFAULTS[f.name]
+                kwargs[f.name] = default
+                _assume(assumptions, f"economics.{f.name}", default, unit, source)
             continue
         kwargs[f.name] = value
     if missing:
@@ -415,7 +442,7 @@ def _precision(w: Fields, gpu: GpuSpec, assumptions: dict[str, Any]) -> str | No
     precision = w.string("precision", default=PRECISION_DEFAULT, choices=PRECISIONS)
     if not w.has("precision"):
         _assume(assumptions, "workload.precision", PRECISION_DEFAULT, "", "mixed-precision BF16 training default")
-    if precision is not None and gpu.peak_for(precision) is None:
+    if precision is not None and gpu.peak_flop_per_s and gpu.peak_for(precision) is None:
         have = ", ".join(gpu.peak_flop_per_s) or "none"
         w.problem("precision", f"the {gpu.name} has no {precision} peak in its datasheet (it has: {have})")
         return None
@@ -542,13 +569,13 @@ def _parallelism(
     problems_before = len(problems)
     dp = layout_problems(
         tp=tp, pp=pp, dp=values["dp"], cp=cp, ep=ep, v=v, mb=mb, global_batch=global_batch,
-        gpus=gpus, model=model, path=path, problems=problems,
+        gpus=gpus if _cluster_valid(sc) else None, model=model, path=path, problems=problems,
     )
     if len(problems) > problems_before:
         return None
     if values["dp"] is None:
         _assume(assumptions, "workload.parallelism.dp", dp, "", "derived: gpus / (tp·pp·cp)")
-    if tp > sc.cluster.gpus_per_node:
+    if _cluster_valid(sc) and tp > sc.cluster.gpus_per_node:
         warnings.append(
             f"tp {tp} is larger than a node ({sc.cluster.gpus_per_node} GPUs): tensor-parallel collectives cross "
             "the scale-out network every layer, which is slow"
@@ -572,14 +599,19 @@ def layout_problems(
     v: int,
     mb: int,
     global_batch: int,
-    gpus: int,
+    gpus: int | None,
     model: ModelSpec | None,
     path: str,
     problems: list[Problem],
 ) -> int:
-    """Cross-field rules of a training layout; returns dp (derived when None). Problems name the field to change."""
+    """Cross-field rules of a training layout; returns dp (derived when None). Problems name the field to change.
+    `gpus=None` (the cluster itself is invalid) skips the rules that need the GPU count."""
+
     def bad(key: str, message: str) -> None:
         problems.append(Problem(f"{path}.{key}", message))
+
+    if gpus is None:
+        gpus = tp * pp * cp * (dp or 1)
 
     for key, value in (("tp", tp), ("pp", pp), ("cp", cp)):
         if gpus % value:
@@ -629,7 +661,7 @@ def _inference(w: Fields, sc: Scenario, problems: list[Problem], assumptions: di
             if key not in ("tp", "pp") and p.has(key):
                 p.problem(key, "inference takes only tp and pp")
     gpus = sc.cluster.gpus
-    if gpus % (tp * pp):
+    if _cluster_valid(sc) and gpus % (tp * pp):
         problems.append(Problem("workload.parallelism.tp", f"tp·pp = {tp * pp} must divide gpus ({gpus})"))
     if model is not None and pp > model.layers:
         problems.append(Problem("workload.parallelism.pp", f"must not exceed the model's layers ({model.layers})"))

@@ -30,10 +30,6 @@ def _row(item: str, detail: str, quantity: Any, unit_usd: Any, total_usd: Any, b
     }
 
 
-def _assumption(output: dict[str, Any], name: str) -> Any:
-    return _get(output, "assumptions", name, "value")
-
-
 def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
     payload, output = result.input_payload, result.output
     cluster = payload.get("cluster", {})
@@ -42,11 +38,13 @@ def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str
     capex = _get(output, "cost", "capex_breakdown_usd") or {}
     rows: list[dict[str, Any]] = []
     server_usd = _get(payload, "economics", "gpu_server_usd")
-    if server_usd is None:
-        server_usd = _assumption(output, "gpu_server_usd")
-    server_basis = "system price (catalog)" if scenario.system_id else "engine: GPU price × GPUs + host"
+    planner_inputs = {a["name"]: a for a in result.input_assumptions}
     if scenario.server_price_usd is not None:
-        server_basis = "your override"
+        server_basis = "your price"
+    elif "economics.gpu_server_usd" in planner_inputs:
+        server_basis = "planner default: catalog GPU price + host parts per GPU slot (see assumptions)"
+    else:
+        server_basis = "catalog system price"
     system_name = scenario.system.name if scenario.system_id else "GPU server"
     rows.append(
         _row(

@@ -7,6 +7,7 @@ axis labels with units, one trace per engine key; no figure is computed here.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from planner.reports import formatting as f
@@ -330,9 +331,24 @@ def result_charts(output: dict[str, Any], *, kind: str) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------------------- comparison
 
 
+#: Axis labels of compared scenarios wrap at this many characters, over at most this many lines.
+LABEL_WRAP_CHARS = 24
+LABEL_MAX_LINES = 3
+
+
+def axis_label(name: str) -> str:
+    """A scenario name wrapped for a category axis ("<br>" between lines, an ellipsis when cut)."""
+    lines = textwrap.wrap(name, LABEL_WRAP_CHARS) or [name]
+    if len(lines) > LABEL_MAX_LINES:
+        lines = lines[:LABEL_MAX_LINES]
+        lines[-1] = lines[-1][: LABEL_WRAP_CHARS - 1] + "…"
+    return "<br>".join(lines)
+
+
 def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Grouped charts for 2-4 scenarios: time with its range, memory against capacity, power, cost by category."""
     charts: list[dict[str, Any]] = []
+    names = [axis_label(name) for name in names]
     days = [_get(o, "time", "days") or _get(o, "job", "days") for o in outputs]
     if any(d is not None for d in days):
         low = [_get(o, "time", "days_low") for o in outputs]

@@ -291,9 +291,10 @@ SCENARIO_LIST_COLUMNS: tuple[Column, ...] = (
 
 
 def best_index(values: Sequence[Any], better: Better) -> set[int]:
-    """Indices holding the best numeric value of a row (ties all win); empty when nothing to compare."""
+    """Indices holding the best numeric value of a row (ties all win); empty when all are equal or fewer
+    than two are numbers."""
     numeric = [(i, v) for i, v in enumerate(values) if isinstance(v, int | float) and not isinstance(v, bool)]
-    if better is None or len(numeric) < 2:
+    if better is None or len(numeric) < 2 or len({v for _, v in numeric}) == 1:
         return set()
     target = min(v for _, v in numeric) if better == "min" else max(v for _, v in numeric)
     return {i for i, v in numeric if v == target}

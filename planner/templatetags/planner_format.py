@@ -113,3 +113,16 @@ def url_label(url: Any) -> str:
 @register.filter(name="preset_label")
 def preset_label_filter(name: str) -> str:
     return preset_label(name) if name else ""
+
+
+@register.filter
+def all_warnings(output: Any) -> list[str]:
+    """The engine's warnings: top level, then the network, cost and inference sections' own, without repeats."""
+    if not isinstance(output, dict):
+        return []
+    found: list[str] = list(output.get("warnings") or [])
+    for section in ("network", "cost", "inference"):
+        part = output.get(section)
+        if isinstance(part, dict):
+            found.extend(part.get("warnings") or [])
+    return list(dict.fromkeys(str(w) for w in found))

@@ -22,10 +22,31 @@
     return Number(value).toLocaleString("en-US", { maximumFractionDigits: decimals });
   }
 
+  /* GPUs with identical bandwidth and BF16 (B200 and B300, GB200 and MI355X) sit on one spot: each one's
+   * hover names the others so none is hidden. */
+  function sharedSpotNames(points) {
+    var bySpot = {};
+    points.forEach(function (p) {
+      var key = p.mem_bandwidth_tbs + "|" + p.bf16_tflops;
+      (bySpot[key] = bySpot[key] || []).push(p);
+    });
+    var names = {};
+    points.forEach(function (p) {
+      var others = bySpot[p.mem_bandwidth_tbs + "|" + p.bf16_tflops].filter(function (q) { return q.id !== p.id; });
+      names[p.id] = others.length ? "<br><i>Same spot: " + others.map(function (q) {
+        return q.model + " (" + fmt(q.memory_gb, 1) + " GB)";
+      }).join(", ") + "</i>" : "";
+    });
+    return names;
+  }
+
   function drawBandwidthChart(node, points) {
+    var sameSpot = sharedSpotNames(points);
     var maxMemory = Math.max.apply(null, points.map(function (p) { return p.memory_gb || 0; }));
     var traces = vendorsOf(points).map(function (vendor) {
-      var rows = points.filter(function (p) { return p.vendor === vendor; });
+      // Largest first, so a smaller bubble on the same spot is drawn on top of a larger one.
+      var rows = points.filter(function (p) { return p.vendor === vendor; })
+        .sort(function (a, b) { return (b.memory_gb || 0) - (a.memory_gb || 0); });
       return {
         type: "scatter",
         mode: "markers",
@@ -33,10 +54,10 @@
         x: rows.map(function (p) { return p.mem_bandwidth_tbs; }),
         y: rows.map(function (p) { return p.bf16_tflops; }),
         customdata: rows.map(function (p) {
-          return [p.model, fmt(p.memory_gb, 1), p.tdp_w === null ? "not published" : fmt(p.tdp_w, 0) + " W"];
+          return [p.model, fmt(p.memory_gb, 1), p.tdp_w === null ? "not published" : fmt(p.tdp_w, 0) + " W", sameSpot[p.id]];
         }),
         hovertemplate: "<b>%{customdata[0]}</b><br>BF16 dense: %{y:,} TFLOPS<br>Memory bandwidth: %{x} TB/s" +
-          "<br>Memory: %{customdata[1]} GB<br>TDP: %{customdata[2]}<extra>" + vendor + "</extra>",
+          "<br>Memory: %{customdata[1]} GB<br>TDP: %{customdata[2]}%{customdata[3]}<extra>" + vendor + "</extra>",
         marker: {
           size: rows.map(function (p) { return p.memory_gb || 0; }),
           sizemode: "area",

@@ -41,11 +41,18 @@
     var customModel = document.getElementById("fs-custom_model");
     if (customModel && kind === "job") { customModel.hidden = true; }
     toggleField("colocation", valueOf("facility") === "colocation");
+    var manual = kind === "training" && valueOf("parallelism_mode") === "manual";
+    toggleField("parallelism_mode", kind === "training");
+    toggleField("global_batch", kind === "training");
+    ["tp", "pp"].forEach(function (name) { toggleField(name, manual || kind === "inference"); });
+    ["dp", "cp", "ep", "zero_stage", "recompute", "micro_batch"].forEach(function (name) {
+      toggleField(name, manual);
+    });
   }
 
   function toggleField(name, visible) {
     var wrapper = document.getElementById("field-" + name);
-    if (wrapper && !wrapper.hasAttribute("data-show-when")) { wrapper.hidden = !visible; }
+    if (wrapper) { wrapper.hidden = !visible; }
   }
 
   function setStatus(text) { if (statusBox) { statusBox.textContent = text; } }

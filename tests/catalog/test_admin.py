@@ -65,7 +65,7 @@ def test_staff_see_every_catalog_list_with_the_seed_rows(staff_client, catalog, 
 def test_the_gpu_list_puts_units_in_column_headers_and_thousands_separators_in_cells(staff_client, catalog):
     response = staff_client.get(reverse("admin:catalog_gpu_changelist"))
     html = response.content.decode()
-    for header in ("HBM (GB)", "Bandwidth (TB/s)", "BF16 dense (TFLOPS)", "TDP (W)", "Price (USD)"):
+    for header in ("Memory (GB)", "Bandwidth (TB/s)", "BF16 dense (TFLOPS)", "TDP (W)", "Price (USD)"):
         assert header in html
     assert "27,500" in html  # H100 price midpoint
 
@@ -94,7 +94,12 @@ def test_the_system_list_fetches_gpus_in_the_same_query(staff_client, catalog, d
 
 def test_staff_can_add_a_gpu_which_is_marked_locally_edited_and_logged(staff_client, staff):
     template = Gpu(
-        id="acme_x1_96gb", vendor="Acme", model="X1 96GB", memory_gb=96, tdp_w=600, source="https://acme.example/x1"
+        id="acme_x1_96gb",
+        vendor="Acme",
+        model="X1 96GB",
+        memory_gb=96,
+        tdp_w=600,
+        source="https://acme.example/x1",
     )
     response = staff_client.post(reverse("admin:catalog_gpu_add"), gpu_form_data(template))
     assert response.status_code == 302, response.context["adminform"].form.errors if response.context else ""
@@ -117,7 +122,9 @@ def test_staff_editing_a_gpu_marks_it_and_the_history_names_the_changed_fields(s
 
 def test_the_admin_form_rejects_a_negative_memory_size_with_a_field_message(staff_client):
     gpu = make_gpu()
-    response = staff_client.post(reverse("admin:catalog_gpu_change", args=[gpu.pk]), gpu_form_data(gpu, memory_gb=-80))
+    response = staff_client.post(
+        reverse("admin:catalog_gpu_change", args=[gpu.pk]), gpu_form_data(gpu, memory_gb=-80)
+    )
     assert response.status_code == 200
     assert "greater than zero" in str(response.context["adminform"].form.errors["memory_gb"])
     gpu.refresh_from_db()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 import pytest
@@ -47,11 +48,15 @@ def test_it_builds_seed_rows_from_messy_reference_cells(tmp_path):
             "systems": {"price_usd": "~3000000"},
         },
     )
-    call_command("build_seed", "--from", str(reference), "--to", str(seed), stdout=open("/dev/null", "w"))
+    call_command("build_seed", "--from", str(reference), "--to", str(seed), stdout=io.StringIO())
     gpu = read_seed(seed, "gpus")[0]
     assert (gpu["price_usd"], gpu["price_low_usd"], gpu["price_high_usd"]) == ("27500", "25000", "30000")
     switch = read_seed(seed, "switches")[0]
-    assert (switch["ports"], switch["ports_text"], switch["switching_capacity_tbps"]) == ("64", "64 (32 twin-port OSFP)", "")
+    assert (switch["ports"], switch["ports_text"], switch["switching_capacity_tbps"]) == (
+        "64",
+        "64 (32 twin-port OSFP)",
+        "",
+    )
     assert "switching_capacity_tbps: 7.2 TB/s per chip" in switch["raw_cells"]
     cooling = read_seed(seed, "cooling")[0]
     assert (cooling["rack_density_kw_typical"], cooling["rack_density_kw_typical_low"]) == ("17.5", "15")

@@ -93,7 +93,9 @@ def test_an_imported_change_is_saved_marked_and_logged_with_the_changed_column(s
 def test_a_bad_file_is_rejected_whole_and_names_the_bad_rows(staff_client, catalog):
     before = snapshot(Gpu)
     text = export_csv(Gpu)
-    text = edit_csv(text, "nvidia_a100_sxm4_40gb", memory_gb="640")  # a valid change that must not be saved either
+    text = edit_csv(
+        text, "nvidia_a100_sxm4_40gb", memory_gb="640"
+    )  # a valid change that must not be saved either
     text = edit_csv(text, "nvidia_h100_sxm5_80gb", memory_gb="-80")
     text = edit_csv(text, "amd_mi300x", tdp_w="seven hundred fifty")
     preview = upload(staff_client, Gpu, text)

@@ -93,7 +93,13 @@ def copy_seed(tmp_path):
 def test_a_bad_seed_row_aborts_the_whole_load_naming_file_line_and_field(db, tmp_path):
     folder = copy_seed(tmp_path)
     path = folder / "cooling.csv"
-    path.write_text(path.read_text().replace("bench_uptime_2023,benchmark,Industry average annual PUE (Uptime Institute survey),1.58", "bench_uptime_2023,benchmark,Industry average annual PUE (Uptime Institute survey),0.58", 1))
+    path.write_text(
+        path.read_text().replace(
+            "bench_uptime_2023,benchmark,Industry average annual PUE (Uptime Institute survey),1.58",
+            "bench_uptime_2023,benchmark,Industry average annual PUE (Uptime Institute survey),0.58",
+            1,
+        )
+    )
     with pytest.raises(CommandError) as excinfo:
         call_command("load_catalog", "--seed-dir", str(folder))
     message = str(excinfo.value)
@@ -106,6 +112,8 @@ def test_a_non_numeric_seed_cell_is_reported_before_anything_is_saved(db, tmp_pa
     folder = copy_seed(tmp_path)
     path = folder / "gpus.csv"
     path.write_text(path.read_text().replace(",SXM5,2022,80,HBM3,3.35,", ",SXM5,2022,eighty,HBM3,3.35,", 1))
-    with pytest.raises(CommandError, match=r"gpus.csv line \d+ \(nvidia_h100_sxm5_80gb\): memory_gb: expected a number"):
+    with pytest.raises(
+        CommandError, match=r"gpus.csv line \d+ \(nvidia_h100_sxm5_80gb\): memory_gb: expected a number"
+    ):
         call_command("load_catalog", "--seed-dir", str(folder))
     assert Gpu.objects.count() == 0

@@ -51,7 +51,10 @@ def test_the_gpu_table_shows_units_in_headers_and_thousands_separators(alice_cli
 @pytest.mark.parametrize("field", ["tdp_w", "memory_gb", "bf16_tflops", "price_usd", "launch_year"])
 def test_sorting_by_a_column_orders_rows_with_blanks_last(alice_client, catalog, field):
     for sort, reverse_order in ((f"-{field}", True), (field, False)):
-        values = [getattr(gpu, field) for gpu in listed(alice_client.get(reverse("catalog:gpu_list"), {"sort": sort}))]
+        values = [
+            getattr(gpu, field)
+            for gpu in listed(alice_client.get(reverse("catalog:gpu_list"), {"sort": sort}))
+        ]
         published = [value for value in values if value is not None]
         assert published == sorted(published, reverse=reverse_order)
         assert values[: len(published)] == published  # blanks after every published value
@@ -117,7 +120,9 @@ def test_the_gpu_list_runs_the_same_number_of_queries_for_any_number_of_rows(
 def test_the_detail_page_shows_every_figure_with_units_and_links_its_sources(alice_client, catalog):
     gpu = Gpu.objects.get(pk="nvidia_h100_sxm5_80gb")
     html = alice_client.get(reverse("catalog:gpu_detail", args=[gpu.pk])).content.decode()
-    for url in gpu.source_urls + ["https://awesomeagents.ai/hardware/nvidia-h100"]:  # sources and price source
+    for url in gpu.source_urls + [
+        "https://awesomeagents.ai/hardware/nvidia-h100"
+    ]:  # sources and price source
         assert f'href="{url}"' in html
     for label in ("Memory (GB)", "Memory bandwidth (TB/s)", "BF16 dense (TFLOPS)", "TDP (W)", "Price (USD)"):
         assert label in html

@@ -36,7 +36,11 @@ def test_a_count_with_a_parenthetical_remark_keeps_the_count():
 
 @pytest.mark.parametrize(
     "cell",
-    ["6 switch chips per 8-GPU baseboard", "4.8 TB/s bidirectional (system aggregate)", "1 rack (18x 1U trays)"],
+    [
+        "6 switch chips per 8-GPU baseboard",
+        "4.8 TB/s bidirectional (system aggregate)",
+        "1 rack (18x 1U trays)",
+    ],
 )
 def test_text_that_is_not_the_quantity_leaves_the_value_blank(cell):
     assert parse_cell(cell, Policy.NUMBER_OR_BLANK) is None
@@ -44,7 +48,12 @@ def test_text_that_is_not_the_quantity_leaves_the_value_blank(cell):
 
 @pytest.mark.parametrize(
     ("cell", "value"),
-    [("25 GT/s", 25), ("1.8 (direct, on-site); 7.6 (indirect)", 1.8), ("~0 (vendor claim)", 0), ("5.0 / CXL 2.0", 5)],
+    [
+        ("25 GT/s", 25),
+        ("1.8 (direct, on-site); 7.6 (indirect)", 1.8),
+        ("~0 (vendor claim)", 0),
+        ("5.0 / CXL 2.0", 5),
+    ],
 )
 def test_a_leading_number_with_a_unit_or_remark_is_read(cell, value):
     assert parse_cell(cell, Policy.LEADING).value == value
@@ -73,7 +82,13 @@ def test_seed_numbers_are_written_without_float_noise():
 
 @pytest.mark.parametrize(
     ("value", "decimals", "text"),
-    [(1979.0, None, "1,979"), (362.05, None, "362.05"), (3_000_000, None, "3,000,000"), (1.4128, 2, "1.41"), (None, None, "—")],
+    [
+        (1979.0, None, "1,979"),
+        (362.05, None, "362.05"),
+        (3_000_000, None, "3,000,000"),
+        (1.4128, 2, "1.41"),
+        (None, None, "—"),
+    ],
 )
 def test_numbers_are_shown_with_thousands_separators(value, decimals, text):
     assert display_number(value, decimals) == text

@@ -77,7 +77,9 @@ def test_it_rejects_pue_below_one():
 
 
 def test_it_rejects_pue_low_above_pue_high():
-    errors = field_errors(Cooling(id="x_cool", category="benchmark", name="X", pue_low=1.5, pue_high=1.2, source=SOURCE))
+    errors = field_errors(
+        Cooling(id="x_cool", category="benchmark", name="X", pue_low=1.5, pue_high=1.2, source=SOURCE)
+    )
     assert list(errors) == ["pue_low"]
 
 
@@ -88,14 +90,21 @@ def test_it_allows_zero_water_use_but_not_negative():
 
 
 def test_it_rejects_a_cpu_whose_base_clock_exceeds_its_boost_and_fewer_threads_than_cores():
-    cpu = Cpu(id="x_cpu", vendor="X", model="X", base_ghz=3.5, boost_ghz=3.0, cores=64, threads=32, source=SOURCE)
+    cpu = Cpu(
+        id="x_cpu", vendor="X", model="X", base_ghz=3.5, boost_ghz=3.0, cores=64, threads=32, source=SOURCE
+    )
     errors = field_errors(cpu)
     assert set(errors) == {"base_ghz", "threads"}
 
 
 def test_it_rejects_one_way_bandwidth_above_two_way():
     link = Interconnect(
-        id="x_link", category="link", name="X", aggregate_bw_gbs_unidir=900, aggregate_bw_gbs_bidir=450, source=SOURCE
+        id="x_link",
+        category="link",
+        name="X",
+        aggregate_bw_gbs_unidir=900,
+        aggregate_bw_gbs_bidir=450,
+        source=SOURCE,
     )
     assert list(field_errors(link)) == ["aggregate_bw_gbs_unidir"]
 
@@ -105,7 +114,9 @@ def test_it_rejects_one_way_bandwidth_above_two_way():
     [("percent", 30, True), ("percent", 130, False), ("fraction", 0.4, True), ("fraction", 1.4, False)],
 )
 def test_it_keeps_percentages_and_fractions_in_range(unit, value, ok):
-    fact = EconomicsFact(id="x_fact", category="colocation", region="X", metric="m", value=value, unit=unit, source=SOURCE)
+    fact = EconomicsFact(
+        id="x_fact", category="colocation", region="X", metric="m", value=value, unit=unit, source=SOURCE
+    )
     if ok:
         fact.full_clean()
     else:
@@ -114,6 +125,14 @@ def test_it_keeps_percentages_and_fractions_in_range(unit, value, ok):
 
 def test_it_rejects_a_planning_value_outside_its_published_range():
     fact = EconomicsFact(
-        id="x_fact", category="depreciation", region="X", metric="m", value=7, value_low=3, value_high=6, unit="years", source=SOURCE
+        id="x_fact",
+        category="depreciation",
+        region="X",
+        metric="m",
+        value=7,
+        value_low=3,
+        value_high=6,
+        unit="years",
+        source=SOURCE,
     )
     assert list(field_errors(fact)) == ["value"]

@@ -41,4 +41,4 @@ def make_scenario(owner: Any, starter: str = "llama70b-h100", **overrides: Any) 
 
 @pytest.fixture
 def alice_scenario(catalog, alice) -> Scenario:
-    return make_scenario(alice, name="Alice's 70B plan")
+    return make_scenario(alice, name="Alice 70B plan")

@@ -13,9 +13,9 @@ from tests.planner.conftest import scenario_inputs
 pytestmark = pytest.mark.django_db
 
 
-def _scenario(**overrides) -> Scenario:
+def _scenario(starter: str = "llama70b-h100", **overrides) -> Scenario:
     scenario = Scenario()
-    for name, value in scenario_inputs(**overrides).items():
+    for name, value in scenario_inputs(starter, **overrides).items():
         setattr(scenario, name, value)
     return scenario
 
@@ -55,7 +55,21 @@ def test_catalog_gpu_scenario_payload_has_the_contract_shape(catalog):
     assert economics["electricity_usd_per_kwh"] == EconomicsFact.objects.get(pk="elec_us_industrial_2023").value
     assert economics["colocation_usd_per_kw_month"] == EconomicsFact.objects.get(pk="colo_na_2024h2").value
     assert (economics["years"], economics["utilization"], economics["discount_rate"]) == (5, 0.8, 0.0)
-    assert "gpu_server_usd" not in economics  # the engine prices the node from the GPU
+    # No server or cloud price typed: catalog GPU price plus host parts, and the published rental midpoint.
+    host_per_slot = adapters.HOST_BOM_USD_PER_8_GPU_SERVER / adapters.HOST_BOM_GPU_SLOTS
+    assert economics["gpu_server_usd"] == pytest.approx(8 * (h100.price_usd + host_per_slot))
+    reference = adapters.CLOUD_PRICE_REFERENCES["nvidia_h100_sxm5_80gb"]
+    assert economics["cloud_usd_per_gpu_hour"] == pytest.approx((reference.low_usd + reference.high_usd) / 2)
+    notes = {n["name"]: n for n in adapters.planning_inputs(_scenario())}
+    assert set(notes) == {"economics.gpu_server_usd", "economics.cloud_usd_per_gpu_hour"}
+    assert "epoch-research" in notes["economics.gpu_server_usd"]["source"]
+
+
+def test_typed_prices_are_used_and_not_reported_as_defaults(catalog):
+    scenario = _scenario(server_price_usd=310_000, cloud_usd_per_gpu_hour=2.2)
+    economics = adapters.scenario_payload(scenario)["economics"]
+    assert (economics["gpu_server_usd"], economics["cloud_usd_per_gpu_hour"]) == (310_000, 2.2)
+    assert adapters.planning_inputs(scenario) == []
 
 
 def test_system_template_supplies_gpu_power_and_price(catalog):
@@ -64,10 +78,12 @@ def test_system_template_supplies_gpu_power_and_price(catalog):
     assert payload["cluster"]["gpu"]["name"] == system.gpu.model
     assert payload["cluster"]["gpus_per_node"] == system.gpus
     assert payload["cluster"]["node_max_power_kw"] == system.system_max_power_kw
-    if system.price_usd is None:
-        assert "gpu_server_usd" not in payload["economics"]
-    else:
+    if system.price_usd is not None:
         assert payload["economics"]["gpu_server_usd"] == system.price_usd
+    else:  # no published DGX B200 price: the GPUs at their catalog price plus host parts
+        host_per_slot = adapters.HOST_BOM_USD_PER_8_GPU_SERVER / adapters.HOST_BOM_GPU_SLOTS
+        expected = system.gpus * (system.gpu.price_usd + host_per_slot)
+        assert payload["economics"]["gpu_server_usd"] == pytest.approx(expected)
 
 
 def test_overrides_and_own_facility(catalog):
@@ -81,7 +97,7 @@ def test_overrides_and_own_facility(catalog):
             storage_tb=500,
         )
     )
-    assert payload["economics"]["colocation_usd_per_kw_month"] is None
+    assert "colocation_usd_per_kw_month" not in payload["economics"]  # own facility: the engine's default
     assert payload["economics"]["electricity_usd_per_kwh"] == 0.05
     assert payload["economics"]["gpu_server_usd"] == 320_000
     assert payload["cluster"]["cooling"] == {"name": "dlc_cold_plate", "pue": 1.15}
@@ -94,6 +110,7 @@ def test_inference_and_job_payloads(catalog):
         "kind": "inference",
         "model": "llama3.1-8b",
         "precision": "bf16",
+        "parallelism": {"tp": 1, "pp": 1},
         "serving": {"batch": 32, "context_len": 4096, "output_len": 512},
     }
     job = adapters.scenario_payload(_scenario("md-job"))["workload"]

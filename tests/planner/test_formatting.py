@@ -43,3 +43,7 @@ def test_columns_read_the_engine_output_without_computing():
     assert METRICS_BY_KEY["it_kw"].display(output) == "—"
     summary = summary_from_output(output)
     assert summary["days"] == 12.5 and summary["fits"] is True and summary["it_kw"] is None
+
+
+def test_equal_values_have_no_best():
+    assert best_index([2.0, 2.0, 2.0], "min") == set()

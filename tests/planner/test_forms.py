@@ -50,6 +50,12 @@ BAD_INPUTS = [
     ("job without a run time", {"workload_kind": "job", "job_single_gpu_hours": ""}, "job_single_gpu_hours",
      "required"),
     ("system template without a system", {"gpu_source": "system", "system": ""}, "system", "system template"),
+    ("GPU without a catalog price", {"gpu": "nvidia_b300_hgx"}, "server_price_usd", "type the price of one node"),
+    ("GPU without a rental price", {"gpu": "amd_mi300x"}, "cloud_usd_per_gpu_hour", "type the price you were quoted"),
+    ("custom GPU without prices",
+     {"gpu_source": "custom", "custom_gpu_name": "X1", "custom_gpu_memory_gb": 96, "custom_gpu_bandwidth_tbs": 4,
+      "custom_gpu_bf16_tflops": 1000, "custom_gpu_tdp_w": 800}, "server_price_usd", "type the price of one node"),
+    ("no global batch", {"global_batch": ""}, "global_batch", "required"),
 ]
 
 
@@ -83,7 +89,7 @@ def test_engine_problems_land_on_the_field_they_concern(client, alice, catalog):
 
 def test_preview_returns_field_errors_as_json(client, alice, catalog):
     client.force_login(alice)
-    response = client.post(reverse("scenario_preview_new"), form_data(**MANUAL, tp=3))
+    response = client.post(reverse("scenario_preview_new"), form_data(**{**MANUAL, "tp": 3}))
     body = response.json()
     assert response.status_code == 200
     assert body["ok"] is False
@@ -119,6 +125,8 @@ def test_custom_gpu_numbers_become_a_contract_gpu_object(catalog):
             custom_gpu_bandwidth_tbs=4.0,
             custom_gpu_bf16_tflops=1200,
             custom_gpu_tdp_w=800,
+            custom_gpu_price_usd=30_000,
+            cloud_usd_per_gpu_hour=3.1,
         )
     )
     assert form.is_valid(), form.errors.as_json()
@@ -128,5 +136,6 @@ def test_custom_gpu_numbers_become_a_contract_gpu_object(catalog):
         "memory_gb": 96.0,
         "memory_bandwidth_tbs": 4.0,
         "tdp_w": 800.0,
+        "price_usd": 30_000.0,
         "tflops": {"bf16": 1200.0, "fp16": 1200.0},
     }

@@ -15,8 +15,12 @@ class Command(BaseCommand):
     help = "Regenerate catalog/seed/*.csv from the reference catalog CSVs (gpus.csv, cpus.csv, ...) in DIR."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--from", dest="reference_dir", required=True, help="folder with the reference CSVs")
-        parser.add_argument("--to", dest="seed_dir", default=str(SEED_DIR), help="output folder (catalog/seed/)")
+        parser.add_argument(
+            "--from", dest="reference_dir", required=True, help="folder with the reference CSVs"
+        )
+        parser.add_argument(
+            "--to", dest="seed_dir", default=str(SEED_DIR), help="output folder (catalog/seed/)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         reference_dir = Path(options["reference_dir"])

@@ -12,13 +12,20 @@ from catalog.loader import SEED_DIR, CatalogLoadError, LoadReport, catalog_load
 
 def format_report(report: LoadReport, seed_dir: Path) -> list[str]:
     """The command's table: one line per kind with created/updated/unchanged/skipped counts."""
-    lines = [f"Catalog loaded from {seed_dir} (one transaction):"]
+    try:
+        shown = seed_dir.resolve().relative_to(Path.cwd())
+    except ValueError:
+        shown = seed_dir
+    lines = [f"Catalog loaded from {shown}/ (one transaction):"]
     lines.append(f"  {'kind':<14}{'created':>8}{'updated':>9}{'unchanged':>11}{'skipped':>9}")
     for kind in report.kinds:
         lines.append(
             f"  {kind.name:<14}{kind.created:>8}{kind.updated:>9}{kind.unchanged:>11}{kind.skipped:>9}"
         )
-    totals = [sum(getattr(kind, name) for kind in report.kinds) for name in ("created", "updated", "unchanged", "skipped")]
+    totals = [
+        sum(getattr(kind, name) for kind in report.kinds)
+        for name in ("created", "updated", "unchanged", "skipped")
+    ]
     lines.append(f"  {'total':<14}{totals[0]:>8}{totals[1]:>9}{totals[2]:>11}{totals[3]:>9}")
     for kind in report.kinds:
         if kind.skipped_ids:
@@ -35,7 +42,9 @@ def format_report(report: LoadReport, seed_dir: Path) -> list[str]:
 
 
 class Command(BaseCommand):
-    help = "Load the hardware catalog from catalog/seed/*.csv (upsert by id; leaves admin edits unless --force)."
+    help = (
+        "Load the hardware catalog from catalog/seed/*.csv (upsert by id; leaves admin edits unless --force)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--force", action="store_true", help="also overwrite rows edited in the admin")

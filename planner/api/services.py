@@ -1,0 +1,83 @@
+"""The API's one call into the engine.
+
+`estimate_run` resolves a catalog GPU id against this site's catalog (so staff edits in the admin apply, as on
+the planning pages) and falls back to the engine's seed files for ids the database does not hold.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+from typing import Any
+
+from catalog.models import Gpu
+from planner import adapters
+from planner.engine.catalog import PCIE_DEFAULT_GENERATION, PCIE_X16_BIDIR_GBS
+from planner.engine.errors import SpecError
+
+logger = logging.getLogger(__name__)
+
+#: Path named when the inputs are valid one by one but drive a figure past what a float holds.
+OVERFLOW_PATH = "(input)"
+
+
+def _engine() -> Any:
+    """The engine API, imported on first use (the site starts even while the engine is being installed)."""
+    from planner.engine import api
+
+    return api
+
+
+def payload_with_catalog_gpu(payload: Any) -> Any:
+    """`cluster.gpu: "<catalog id>"` -> the catalog row's contract object (with its id); anything else as is."""
+    cluster = payload.get("cluster") if isinstance(payload, dict) else None
+    gpu_id = cluster.get("gpu") if isinstance(cluster, dict) else None
+    if not isinstance(gpu_id, str) or len(gpu_id) > Gpu._meta.get_field("id").max_length:
+        return payload
+    row = Gpu.objects.filter(pk=gpu_id).first()
+    if row is None or row.missing_key_specs():
+        return payload  # the engine resolves it from its seed files or names the problem
+    resolved = copy.deepcopy(payload)
+    resolved["cluster"]["gpu"] = {**adapters.gpu_payload(row), "id": row.pk}
+    if row.scaleup_bw_gbs is None:
+        # Same rule as the engine's own seed resolution (engine/catalog.py gpu_object): a GPU without a
+        # scale-up fabric talks to its peers over its PCIe x16 host link.
+        generation = row.pcie_gen if row.pcie_gen in PCIE_X16_BIDIR_GBS else PCIE_DEFAULT_GENERATION
+        resolved["cluster"]["gpu"]["scaleup_bandwidth_gbs"] = PCIE_X16_BIDIR_GBS[generation]
+    return resolved
+
+
+def non_finite_path(value: Any, path: str = "") -> str | None:
+    """The dotted path of the first NaN or infinite float in a JSON-like value, or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path or "(output)")
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = non_finite_path(item, f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def _overflow(where: str) -> SpecError:
+    return SpecError.at(
+        OVERFLOW_PATH,
+        f"the inputs are outside what the engine can compute ({where} is not a finite number); "
+        "use realistic magnitudes",
+    )
+
+
+def estimate_run(*, payload: Any) -> dict[str, Any]:
+    """Evaluate one contract payload. Raises the engine's SpecError (with field paths) for bad input, also
+    when valid-looking but extreme inputs overflow a figure (JSON has no infinity to answer with)."""
+    try:
+        output = _engine().estimate(payload_with_catalog_gpu(payload))
+    except (OverflowError, ZeroDivisionError) as exc:
+        logger.error("engine arithmetic error on accepted input", exc_info=True)
+        raise _overflow("a figure") from exc
+    where = non_finite_path(output)
+    if where is not None:
+        logger.warning("engine produced a non-finite value at %s", where)
+        raise _overflow(where)
+    return output

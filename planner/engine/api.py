@@ -1,0 +1,302 @@
+"""The engine's Python entry points (engine_api.md): estimate, search, presets, catalog_gpu, ENGINE_VERSION.
+
+`estimate` parses the contract's input (parse.py), evaluates the workload (training: memory.py + training.py +
+goodput.py; inference: inference.py; job: job.py) and the facility around it (network.py, power.py, tco.py),
+and returns the contract's output dict of plain JSON values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from planner.engine import comm, efficiency, goodput, inference, job, memory, network, power, tco, uncertainty
+from planner.engine.catalog import catalog_gpu as _catalog_gpu
+from planner.engine.errors import SpecError
+from planner.engine.flops import model_flop_per_token
+from planner.engine.hardware import hardware_for, layout_for
+from planner.engine.layout import numerics_for
+from planner.engine.parse import parse
+from planner.engine.presets import presets as _presets
+from planner.engine.scenario import Scenario
+from planner.engine.shape import shape_of
+from planner.engine.training import step_breakdown, throughput
+from planner.engine.units import BILLION, DAY, HOUR, TERA, GiB
+from planner.engine.version import ENGINE_VERSION
+
+__all__ = ["ENGINE_VERSION", "estimate", "search", "presets", "catalog_gpu", "evaluate", "SpecError"]
+
+
+def presets() -> dict[str, dict[str, Any]]:
+    return _presets()
+
+
+def catalog_gpu(gpu_id: str) -> dict[str, Any]:
+    return _catalog_gpu(gpu_id)
+
+
+def estimate(payload: dict[str, Any]) -> dict[str, Any]:
+    """The contract's `estimate`: SpecError on bad input, otherwise the full output dict."""
+    return evaluate(parse(payload))
+
+
+def search(payload: dict[str, Any]) -> dict[str, Any]:
+    """The contract's `search` (search.py)."""
+    from planner.engine.search import run_search
+
+    return run_search(payload)
+
+
+def evaluate(sc: Scenario) -> dict[str, Any]:
+    """Evaluate a parsed scenario: the workload section(s), then network, power and cost."""
+    warnings: list[str] = list(sc.warnings)
+    assumptions: dict[str, dict[str, Any]] = dict(sc.assumptions)
+    out: dict[str, Any] = {"engine_version": ENGINE_VERSION, "kind": sc.kind}
+    run_time_s: float | None = None
+    time_band: tuple[float, float] | None = None
+    if sc.kind == "training":
+        sections, run_time_s, time_band = _training(sc, warnings, assumptions)
+        out.update(sections)
+    elif sc.kind == "inference":
+        out.update(_inference(sc, warnings, assumptions))
+    else:
+        assert sc.job is not None
+        result = job.estimate_job(sc.job, sc.cluster.gpus)
+        out["job"] = result.as_dict()
+        assumptions.update(result.assumptions)
+        run_time_s = result.time_s
+    out.update(facility_sections(sc, run_time_s, time_band, warnings, assumptions))
+    out["assumptions"] = assumptions
+    out["warnings"] = list(dict.fromkeys(warnings))
+    return out
+
+
+# --- training -------------------------------------------------------------------------------------------------
+
+
+def _training(
+    sc: Scenario, warnings: list[str], assumptions: dict[str, Any]
+) -> tuple[dict[str, Any], float, tuple[float, float]]:
+    assert sc.model is not None and sc.tokens is not None
+    c = sc.cluster
+    sh = shape_of(sc.model)
+    num = numerics_for(sc.precision, sc.optimizer)
+    hw = hardware_for(
+        c.gpu, sc.precision, gpus_per_node=c.gpus_per_node, scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
+        network=c.network,
+    )
+    lay = layout_for(sc.parallelism)
+    mem = memory.memory_breakdown(sh, lay, num, hw)
+    br = step_breakdown(sh, lay, num, hw)
+    step_s = float(br["step_s"])
+    th = throughput(sh, lay, hw, br["step_s"])
+    tokens_per_step = sc.parallelism.global_batch * sc.model.seq_len
+    steady_s = sc.tokens / tokens_per_step * step_s
+    gp = goodput.estimate_goodput(sc.goodput, c.gpus, steady_s)
+    total_s = steady_s / gp.fraction
+    low_s, high_s = uncertainty.time_range(total_s)
+    gpu_hours = c.gpus * total_s / HOUR
+    warnings.extend(gp.warnings)
+    if float(br["cross_node_tp"]):
+        warnings.append("tensor parallelism spans nodes: its collectives run on the scale-out network")
+    bubble = float(br["parts"]["pp_bubble"]) / step_s
+    if bubble > 0.2:
+        warnings.append(f"the pipeline bubble takes {bubble:.0%} of each step: raise global_batch or virtual_stages")
+    memory_section = _memory_section(mem, c.gpu.name, warnings)
+    assumptions.update(efficiency.assumptions())
+    assumptions.update(comm.assumptions())
+    assumptions.update(memory.assumptions())
+    assumptions.update(goodput.assumptions(sc.goodput, gp))
+    assumptions.update(uncertainty.assumptions())
+    time_section = {
+        "step_s": step_s,
+        "tokens_per_s": float(th["tokens_per_s"]),
+        "mfu": float(th["mfu"]),
+        "hfu": float(th["hfu"]),
+        "model_tflops_per_gpu": float(th["model_flop_per_s_per_gpu"]) / TERA,
+        "hardware_tflops_per_gpu": float(th["hardware_flop_per_s_per_gpu"]) / TERA,
+        "days": total_s / DAY,
+        "gpu_hours": gpu_hours,
+        "days_low": low_s / DAY,
+        "days_high": high_s / DAY,
+        "gpu_hours_low": c.gpus * low_s / HOUR,
+        "gpu_hours_high": c.gpus * high_s / HOUR,
+        "goodput": gp.fraction,
+        "steady_days": steady_s / DAY,
+        "steps": sc.tokens / tokens_per_step,
+        "tokens": sc.tokens,
+        "expected_interruptions": gp.failures,
+        "breakdown_s": {k: float(v) for k, v in br["parts"].items()},
+    }
+    sections = {
+        "model": _model_section(sc, sh),
+        "parallelism": _parallelism_section(sc),
+        "memory": memory_section,
+        "time": time_section,
+    }
+    return sections, total_s, (low_s, high_s)
+
+
+def _model_section(sc: Scenario, sh: Any) -> dict[str, Any]:
+    return {
+        "name": sc.model.name if sc.model else "",
+        "params_b": sh.total_params / BILLION,
+        "active_params_b": sh.active_params / BILLION,
+        "flop_per_token": model_flop_per_token(sh),
+    }
+
+
+def _parallelism_section(sc: Scenario) -> dict[str, Any]:
+    p = sc.parallelism
+    return {
+        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "virtual_stages": p.virtual_stages,
+        "sequence_parallel": p.sequence_parallel, "zero_stage": p.zero_stage, "recompute": p.recompute,
+        "flash_attention": p.flash_attention, "micro_batch": p.micro_batch, "global_batch": p.global_batch,
+        "microbatches": p.global_batch // (p.dp * p.micro_batch), "gpus": sc.cluster.gpus,
+    }
+
+
+def _memory_section(mem: dict[str, Any], gpu_name: str, warnings: list[str]) -> dict[str, Any]:
+    gib = {k: float(mem[f"{k}_bytes"]) / GiB for k in ("weights", "gradients", "optimizer", "activations", "other")}
+    per_gpu = float(mem["per_gpu_bytes"]) / GiB
+    capacity = float(mem["capacity_bytes"]) / GiB
+    fits = bool(mem["fits"])
+    stage = "last" if bool(mem["last_stage_is_larger"]) else "first"
+    message = f"needs {per_gpu:.1f} GiB per GPU (the {stage} pipeline stage), the {gpu_name} has {capacity:.0f} GiB"
+    if not fits:
+        warnings.append(f"does not fit: {message}")
+    return {
+        "weights_gib": gib["weights"],
+        "gradients_gib": gib["gradients"],
+        "optimizer_gib": gib["optimizer"],
+        "activations_gib": gib["activations"],
+        "kv_cache_gib": 0.0,
+        "other_gib": gib["other"],
+        "per_gpu_gib": per_gpu,
+        "capacity_gib": capacity,
+        "fits": fits,
+        "headroom_gib": capacity - per_gpu,
+        "message": message,
+        "breakdown_gib": {**gib, "kv_cache": 0.0},
+    }
+
+
+# --- inference --------------------------------------------------------------------------------------------------
+
+
+def _inference(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -> dict[str, Any]:
+    assert sc.model is not None and sc.serving is not None
+    c = sc.cluster
+    overhead = memory.CUDA_CONTEXT_BYTES + memory.NCCL_BUFFER_BYTES
+    res = inference.estimate_inference(
+        model=sc.model, gpu=c.gpu, serving=sc.serving, precision=sc.precision, tp=sc.parallelism.tp,
+        pp=sc.parallelism.pp, gpus=c.gpus, overhead_bytes=overhead,
+        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu, scaleout_latency_s=c.network.latency_s,
+    )
+    warnings.extend(res.warnings)
+    assumptions.update(res.assumptions)
+    assumptions.update(memory.assumptions())
+    sh = shape_of(sc.model)
+    per_gpu = res.per_gpu_bytes / GiB
+    capacity = res.capacity_bytes / GiB
+    message = f"needs {per_gpu:.1f} GiB per GPU for batch {sc.serving.batch}, the {c.gpu.name} has {capacity:.0f} GiB"
+    breakdown = {
+        "weights": res.weights_bytes_per_gpu / GiB,
+        "gradients": 0.0,
+        "optimizer": 0.0,
+        "activations": 0.0,
+        "kv_cache": res.kv_cache_bytes_per_gpu / GiB,
+        "other": res.overhead_bytes / GiB,
+    }
+    return {
+        "model": _model_section(sc, sh),
+        "parallelism": {"tp": sc.parallelism.tp, "pp": sc.parallelism.pp, "gpus": c.gpus},
+        "memory": {
+            **{f"{k}_gib": v for k, v in breakdown.items()},
+            "per_gpu_gib": per_gpu,
+            "capacity_gib": capacity,
+            "fits": res.fits,
+            "headroom_gib": capacity - per_gpu,
+            "message": message,
+            "breakdown_gib": breakdown,
+        },
+        "inference": res.as_dict(),
+    }
+
+
+# --- network, power, cost ---------------------------------------------------------------------------------------
+
+
+def facility_sections(
+    sc: Scenario,
+    run_time_s: float | None,
+    time_band: tuple[float, float] | None,
+    warnings: list[str],
+    assumptions: dict[str, Any],
+) -> dict[str, Any]:
+    c = sc.cluster
+    plan = network.plan_network(endpoints=c.gpus, gpus_per_node=c.gpus_per_node, spec=c.network)
+    storage_w = power.storage_power_w(
+        c.storage_tb, c.storage_power_w_per_tb if c.storage_power_w_per_tb is not None else power.STORAGE_POWER_W_PER_TB_DEFAULT
+    )
+    inputs = power.PowerInputs(
+        nodes=c.nodes,
+        gpus_per_node=c.gpus_per_node,
+        gpu_tdp_w=c.gpu.tdp_w,
+        gpu_load_factor=c.gpu_load_factor if c.gpu_load_factor is not None else power.GPU_LOAD_FACTOR_DEFAULT,
+        host_power_w_per_node=c.host_power_w_per_node,
+        node_max_power_w=c.node_max_power_w,
+        network_power_w=plan.power_w,  # switches and their optics; NICs are in the host power
+        storage_power_w=storage_w,
+        pue=c.pue,
+    )
+    pres = power.estimate_power(inputs, c.cooling)
+    econ = sc.economics
+    if econ is not None and c.storage_usd_per_tb is not None:
+        econ = replace(econ, storage_usd_per_tb=c.storage_usd_per_tb)
+    grid = econ.grid_kgco2_per_kwh if econ is not None else None
+    out: dict[str, Any] = {"network": plan.as_dict(), "power": pres.as_dict(run_time_s, grid)}
+    warnings.extend(plan.warnings)
+    warnings.extend(pres.warnings)
+    assumptions.update(plan.assumptions)
+    assumptions.update(pres.assumptions)
+    if econ is not None:
+        result = tco.estimate_tco(
+            tco.TcoInputs(
+                nodes=c.nodes,
+                gpus=c.gpus,
+                network_capex_usd=plan.capex_usd,
+                storage_tb=c.storage_tb,
+                it_power_w=pres.it_power_w,
+                facility_power_w=pres.facility_power_w,
+                run_time_s=run_time_s,
+                peak_it_power_w=pres.peak_it_power_w,
+            ),
+            econ,
+            c.cooling,
+        )
+        cost = result.as_dict()
+        warnings.extend(result.warnings)
+        assumptions.update(result.assumptions)
+        out["cost"] = _cost_ranges(cost, run_time_s, time_band)
+    return out
+
+
+def _cost_ranges(
+    cost: dict[str, Any], run_time_s: float | None, time_band: tuple[float, float] | None
+) -> dict[str, Any]:
+    """Low/high of the run's cost from the time band. Owning the cluster costs the same whatever the model's
+    time error, so the TCO range is the point value (documented under assumptions)."""
+    cost["tco_usd_low"] = cost["tco_usd"]
+    cost["tco_usd_high"] = cost["tco_usd"]
+    run = cost.get("run_cost_usd")
+    if run is None or run_time_s is None or time_band is None:
+        cost["run_cost_usd_low"] = run
+        cost["run_cost_usd_high"] = run
+        return cost
+    low, high = time_band
+    cost["run_cost_usd_low"] = run * low / run_time_s
+    cost["run_cost_usd_high"] = run * high / run_time_s
+    cost["cloud_run_cost_usd_low"] = cost["cloud_run_cost_usd"] * low / run_time_s
+    cost["cloud_run_cost_usd_high"] = cost["cloud_run_cost_usd"] * high / run_time_s
+    return cost

@@ -1,0 +1,95 @@
+"""Training-time model: the breakdown adds up, FLOPs follow the published formulas, and the model reacts to the
+layout the way the sources say it should."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from planner.engine.api import estimate
+from planner.engine.flops import model_flop_per_token
+from planner.engine.shape import shape_of
+from planner.engine.specs import ModelSpec
+from tests.engine.conftest import TRAIN
+
+
+def _run(parallelism: dict[str, Any] | None = None, **cluster: Any) -> dict[str, Any]:
+    payload = copy.deepcopy(TRAIN)
+    if parallelism is not None:
+        payload["workload"]["parallelism"] = parallelism
+    payload["cluster"].update(cluster)
+    return estimate(payload)
+
+
+def test_the_breakdown_adds_up_to_the_step():
+    t = _run()["time"]
+    assert sum(t["breakdown_s"].values()) == pytest.approx(t["step_s"], rel=1e-12)
+
+
+def test_flop_per_token_is_megatron_s_formula_for_a_gpt():
+    # Narayanan et al. 2021 §5.1: 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) per batch without recompute.
+    l, h, s, v = 96, 12288, 2048, 51200
+    m = ModelSpec("gpt", l, h, 96, 96, 4 * h, "gelu", v, s, tied_embeddings=True, bias=True, norm="layernorm",
+                  position_embedding="learned")
+    expected = 72 * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))
+    assert model_flop_per_token(shape_of(m)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_moe_flops_count_active_parameters_only():
+    out = estimate({**TRAIN, "workload": {**TRAIN["workload"], "model": "mixtral-8x7b",
+                                          "parallelism": {"tp": 1, "ep": 8, "global_batch": 64}}})
+    flop = out["model"]["flop_per_token"]
+    assert flop < 6.5 * out["model"]["active_params_b"] * 1e9 + 12 * 32 * 4096 * 32768
+    assert flop > 6 * (out["model"]["active_params_b"] - 0.3) * 1e9
+
+
+def test_hfu_exceeds_mfu_by_the_recompute():
+    full = _run({"tp": 2, "dp": 16, "recompute": "full", "global_batch": 512})["time"]
+    none = _run({"tp": 2, "dp": 16, "recompute": "none", "global_batch": 512})["time"]
+    assert full["hfu"] > full["mfu"]
+    assert none["hfu"] == pytest.approx(none["mfu"])
+    assert full["step_s"] > none["step_s"]
+
+
+def test_more_gpus_train_faster_but_less_efficiently():
+    small = _run({"tp": 2, "global_batch": 512}, nodes=4)["time"]
+    large = _run({"tp": 2, "global_batch": 512}, nodes=16)["time"]
+    assert large["days"] < small["days"]
+    assert large["gpu_hours"] >= small["gpu_hours"] * 0.99
+
+
+def test_the_bubble_shrinks_with_interleaving_and_more_microbatches():
+    base = {"tp": 2, "pp": 4, "dp": 4, "micro_batch": 1}
+    few = _run({**base, "global_batch": 16})["time"]["breakdown_s"]
+    many = _run({**base, "global_batch": 512})["time"]["breakdown_s"]
+    inter = _run({**base, "global_batch": 16, "virtual_stages": 2})["time"]["breakdown_s"]
+    assert few["pp_bubble"] / few["compute"] > many["pp_bubble"] / many["compute"]
+    assert inter["pp_bubble"] == pytest.approx(few["pp_bubble"] / 2, rel=0.05)
+
+
+def test_cross_node_tensor_parallelism_is_slower():
+    inside = _run({"tp": 8, "dp": 4, "global_batch": 512})["time"]
+    across = _run({"tp": 16, "dp": 2, "global_batch": 512})["time"]
+    assert across["breakdown_s"]["tp_comm"] > 2 * inside["breakdown_s"]["tp_comm"]
+
+
+def test_days_include_goodput_and_the_range_brackets_the_estimate():
+    t = _run()["time"]
+    assert t["days"] == pytest.approx(t["steady_days"] / t["goodput"])
+    assert t["days_low"] < t["days"] < t["days_high"]
+    assert t["gpu_hours_low"] < t["gpu_hours"] < t["gpu_hours_high"]
+
+
+def test_energy_is_facility_power_times_run_time():
+    out = _run()
+    hours = out["time"]["days"] * 24
+    assert out["power"]["energy_mwh"] == pytest.approx(out["power"]["facility_kw"] * hours / 1000)
+    assert out["power"]["facility_kw"] == pytest.approx(out["power"]["it_kw"] * 1.3)
+
+
+def test_run_costs_carry_the_time_range():
+    cost = _run()["cost"]
+    assert cost["run_cost_usd_low"] < cost["run_cost_usd"] < cost["run_cost_usd_high"]
+    assert cost["tco_usd_low"] == cost["tco_usd"] == cost["tco_usd_high"]

@@ -1,0 +1,51 @@
+"""The engine against published runs (planner/engine/data/validation.csv); these tests fail CI.
+
+Korthikanti et al. 2022 (arXiv:2205.05198) Table 5 iteration times: each within 10%, median within 5%.
+Narayanan et al. 2021 (arXiv:2104.04473) Table 1 per-GPU TFLOP/s counting recompute: each within 15%.
+Whole runs (BLOOM-176B arXiv:2211.05100, LLaMA-65B arXiv:2302.13971, Pythia arXiv:2304.01373) GPU-hours with
+the goodput model: each within 25%. MosaicML llm-foundry MPT-7B MFU: within 25%.
+"""
+
+import statistics
+
+import pytest
+
+from planner.engine import uncertainty
+from planner.engine.validation import KORTHIKANTI_MEDIAN_TOLERANCE, run_cases, time_ratio_percentile
+
+CASES = {c.id: c for c in run_cases()}
+
+
+@pytest.mark.parametrize("case_id", sorted(CASES))
+def test_published_case_is_within_its_tolerance(case_id):
+    case = CASES[case_id]
+    assert abs(case.error) <= case.tolerance, (
+        f"{case_id}: engine {case.engine:.6g} vs published {case.published:.6g} ({100 * case.error:+.1f}%, "
+        f"tolerance {100 * case.tolerance:.0f}%)"
+    )
+
+
+def test_korthikanti_median_error_is_within_5_percent():
+    errors = [abs(c.error) for c in CASES.values() if c.group == "korthikanti2022"]
+    assert len(errors) == 8
+    assert statistics.median(errors) <= KORTHIKANTI_MEDIAN_TOLERANCE
+
+
+def test_the_groups_the_issue_requires_are_all_shipped():
+    groups = {c.group for c in CASES.values()}
+    assert {"korthikanti2022", "megatron2021", "whole_run"} <= groups
+    assert {"run-bloom-176b", "run-llama1-65b", "run-pythia-12b"} <= set(CASES)
+    assert sum(c.group == "megatron2021" for c in CASES.values()) == 10
+
+
+def test_no_case_is_silently_excused():
+    assert [c.id for c in CASES.values() if c.known_outlier] == []
+
+
+def test_the_uncertainty_range_is_the_validated_p10_to_p90():
+    cases = tuple(CASES.values())
+    low = time_ratio_percentile(cases, uncertainty.LOW_PERCENTILE)
+    high = time_ratio_percentile(cases, uncertainty.HIGH_PERCENTILE)
+    # the constants are the percentiles rounded outward to two decimals
+    assert low - 0.01 < uncertainty.TIME_RATIO_LOW <= low
+    assert high <= uncertainty.TIME_RATIO_HIGH < high + 0.01
