@@ -53,13 +53,19 @@ class CloudPriceReference:
 #: Specialty-cloud on-demand prices (not hyperscaler list prices, not reserved or spot).
 CLOUD_PRICE_REFERENCES: dict[str, CloudPriceReference] = {
     "nvidia_a100_sxm4_80gb": CloudPriceReference(
-        1.10, 1.50, "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)"
+        1.10,
+        1.50,
+        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
     ),
     "nvidia_h100_sxm5_80gb": CloudPriceReference(
-        2.50, 3.50, "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)"
+        2.50,
+        3.50,
+        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
     ),
     "nvidia_h200_sxm_141gb": CloudPriceReference(
-        3.50, 4.50, "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)"
+        3.50,
+        4.50,
+        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
     ),
     "nvidia_b200_hgx": CloudPriceReference(
         4.50,

@@ -424,8 +424,8 @@ class ScenarioForm(forms.Form):
         label="Grid carbon intensity",
         queryset=EconomicsFact.objects.none(),
         required=False,
-        empty_label="Engine default",
-        help_text="kg CO₂ per kWh; blank: the engine's default.",
+        empty_label="Not counted",
+        help_text="kg CO₂ per kWh of electricity; blank: no carbon figures.",
     )
     facility = forms.ChoiceField(label="Facility", choices=FacilityKind.choices, widget=forms.RadioSelect)
     colocation = FactChoiceField(
@@ -608,17 +608,24 @@ class ScenarioForm(forms.Form):
         name = gpu.model if gpu is not None else (data.get("custom_gpu_name") or "this GPU")
         if data.get("server_price_usd") is None:
             system = data.get("system") if source == "system" else None
-            gpu_price = data.get("custom_gpu_price_usd") if source == CUSTOM else getattr(gpu, "price_usd", None)
-            if (system is None or system.price_usd is None) and gpu_price is None and (gpu or source == CUSTOM):
+            gpu_price = (
+                data.get("custom_gpu_price_usd") if source == CUSTOM else getattr(gpu, "price_usd", None)
+            )
+            if (
+                (system is None or system.price_usd is None)
+                and gpu_price is None
+                and (gpu or source == CUSTOM)
+            ):
                 self.add_error(
-                    "server_price_usd", f"The catalog has no price for the {name}: type the price of one node."
+                    "server_price_usd",
+                    f"The catalog has no price for the {name}: type the price of one node.",
                 )
-        if data.get("cloud_usd_per_gpu_hour") is None and (gpu or source == CUSTOM):
-            if gpu is None or gpu.pk not in CLOUD_PRICE_REFERENCES:
-                self.add_error(
-                    "cloud_usd_per_gpu_hour",
-                    f"No published rental price on file for the {name}: type the price you were quoted.",
-                )
+        no_reference = gpu is None or gpu.pk not in CLOUD_PRICE_REFERENCES
+        if data.get("cloud_usd_per_gpu_hour") is None and (gpu or source == CUSTOM) and no_reference:
+            self.add_error(
+                "cloud_usd_per_gpu_hour",
+                f"No published rental price on file for the {name}: type the price you were quoted.",
+            )
 
     def _clean_economics(self, data: dict[str, Any]) -> None:
         self._clean_prices(data)
@@ -801,98 +808,3 @@ class CompareForm(forms.Form):
                 f"Pick between {self.MIN_SCENARIOS} and {self.MAX_SCENARIOS} scenarios to compare (got {len(ids)})."
             )
         return ids
-
-
-# ------------------------------------------------------------------------------------------------ starters
-
-#: Catalog rows the starters and a blank form default to (ids of catalog/seed rows).
-DEFAULT_GPU_ID = "nvidia_h100_sxm5_80gb"
-DEFAULT_NETWORK_ID = "ib_ndr"
-DEFAULT_SWITCH_ID = "nvidia_qm9700"
-DEFAULT_ELECTRICITY_ID = "elec_us_industrial_2023"
-DEFAULT_COLOCATION_ID = "colo_na_2024h2"
-
-#: Llama 3 pre-training doubled its batch to 8 M tokens of 8,192-token sequences (= 1,024 sequences) after the
-#: first 252 M tokens (Dubey et al. 2024, arXiv:2407.21783, §3.4.1).
-LLAMA3_GLOBAL_BATCH_SEQUENCES = 1024
-
-DEFAULT_INITIAL: dict[str, Any] = {
-    "gpu_source": "catalog",
-    "gpu": DEFAULT_GPU_ID,
-    "nodes": 8,
-    "gpus_per_node": 8,
-    "network": DEFAULT_NETWORK_ID,
-    "switch": DEFAULT_SWITCH_ID,
-    "topology": Topology.RAIL_OPTIMIZED,
-    "oversubscription": 1,
-    "storage_tb": 0,
-    "workload_kind": WorkloadKind.TRAINING,
-    "model_preset": "llama3.1-70b",
-    "tokens_b": 15_000,
-    "precision": Precision.BF16,
-    "optimizer": Optimizer.ADAMW,
-    "parallelism_mode": ParallelismMode.AUTOMATIC,
-    "tp": 8,
-    "pp": 1,
-    "cp": 1,
-    "ep": 1,
-    "zero_stage": 1,
-    "recompute": Recompute.SELECTIVE,
-    "micro_batch": 1,
-    "global_batch": LLAMA3_GLOBAL_BATCH_SEQUENCES,
-    "serving_batch": 32,
-    "context_len": 4096,
-    "output_len": 512,
-    "job_single_gpu_hours": 12,
-    "job_parallel_fraction": 0.95,
-    "job_scaling": JobScaling.AMDAHL,
-    "electricity": DEFAULT_ELECTRICITY_ID,
-    "facility": FacilityKind.COLOCATION,
-    "colocation": DEFAULT_COLOCATION_ID,
-    "years": 5,
-    "utilization_pct": 80,
-    "discount_rate_pct": 0,
-}
-
-
-@dataclass(frozen=True)
-class Starter:
-    """A ready-made scenario for the "new scenario from preset" flow (form initial data, not saved)."""
-
-    key: str
-    title: str
-    description: str
-    overrides: tuple[tuple[str, Any], ...]
-
-    @property
-    def initial(self) -> dict[str, Any]:
-        return {**DEFAULT_INITIAL, "name": self.title, **dict(self.overrides)}
-
-
-STARTERS: tuple[Starter, ...] = (
-    Starter(
-        "llama70b-h100",
-        "Llama 3.1 70B on 64 H100s, 15T tokens",
-        "Pre-train Llama 3.1 70B on 8 nodes × 8 H100 SXM5 with the fastest layout that fits.",
-        (),
-    ),
-    Starter(
-        "llama70b-b200",
-        "Llama 3.1 70B on 64 B200s, 15T tokens",
-        "The same job on 8 HGX B200 nodes: faster, and at what price and power?",
-        (("gpu", "nvidia_b200_hgx"),),
-    ),
-    Starter(
-        "llama8b-serving",
-        "Serve Llama 3.1 8B on one H100 node",
-        "Inference: 32 concurrent requests, 4,096-token prompts, 512-token answers.",
-        (("workload_kind", WorkloadKind.INFERENCE), ("model_preset", "llama3.1-8b"), ("nodes", 1), ("tp", 1)),
-    ),
-    Starter(
-        "md-job",
-        "Molecular dynamics: 12 GPU-hours on 8 GPUs",
-        "A generic GPU job that is 95 % parallel (Amdahl's law) on one 8-GPU node.",
-        (("workload_kind", WorkloadKind.JOB), ("nodes", 1)),
-    ),
-)
-STARTERS_BY_KEY: dict[str, Starter] = {s.key: s for s in STARTERS}

@@ -214,3 +214,6 @@ class ShareLink(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+from planner.sweeps.models import SweepChunk, SweepRun  # noqa: E402,F401

@@ -58,6 +58,15 @@ def scenario_recent(*, user: AbstractBaseUser) -> list[Scenario]:
     return list(scenario_list(user=user)[:RECENT_SCENARIOS])
 
 
+def gpu_choices() -> QuerySet:
+    """Catalog GPUs a plan can be moved to (those with the numbers the engine needs)."""
+    from catalog.models import Gpu
+
+    return Gpu.objects.filter(
+        memory_gb__isnull=False, mem_bandwidth_tbs__isnull=False, tdp_w__isnull=False
+    ).only("id", "vendor", "model")
+
+
 def scenario_get(*, user: AbstractBaseUser, pk: int) -> Scenario:
     """One of the user's scenarios with its catalog rows, or 404."""
     return get_object_or_404(

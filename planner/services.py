@@ -162,13 +162,28 @@ def scenario_clone(
     if gpu is not None:
         copy.gpu, copy.system, copy.custom_gpu = gpu, None, None
         copy.server_price_usd = None  # a node price typed for the old GPU would misprice the new one
-    copy.name = name or (f"{scenario.name} on {gpu.model}" if gpu is not None else f"Copy of {scenario.name}")
-    copy.name = copy.name[: Scenario._meta.get_field("name").max_length]
+    copy.name = (name or _clone_name(scenario, gpu))[: Scenario._meta.get_field("name").max_length]
     evaluation = scenario_evaluation_run(scenario=copy)
     with transaction.atomic():
         copy.save()
         _result_store(scenario=copy, evaluation=evaluation)
     return copy
+
+
+def _short_gpu_name(gpu: Any) -> str:
+    """The first word of a GPU's model name: "H100 SXM5 80GB" -> "H100", "B200 (HGX/DGX B200)" -> "B200"."""
+    return str(gpu.model).split()[0] if gpu is not None and str(gpu.model).split() else ""
+
+
+def _clone_name(scenario: Scenario, gpu: Any | None) -> str:
+    """ "Copy of X", or X with the GPU's short name swapped ("… on 64 H100s" -> "… on 64 B200s")."""
+    if gpu is None:
+        return f"Copy of {scenario.name}"
+    old = _short_gpu_name(scenario.gpu or (scenario.system.gpu if scenario.system_id else None))
+    new = _short_gpu_name(gpu)
+    if old and new and old != new and old in scenario.name:
+        return scenario.name.replace(old, new)
+    return f"{scenario.name} on {gpu.model}"
 
 
 def scenario_delete(*, scenario: Scenario) -> None:

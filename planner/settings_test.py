@@ -22,3 +22,4 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 SECURE_HSTS_SECONDS = 0
+STATIC_ROOT = None  # tests serve static files through the finders; nothing is collected

@@ -18,10 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from planner import selectors, services
 from planner.engine.errors import SpecError
 from planner.forms import (
-    DEFAULT_INITIAL,
     FIELDSETS,
-    STARTERS,
-    STARTERS_BY_KEY,
     CloneForm,
     CompareForm,
     ScenarioForm,
@@ -37,6 +34,7 @@ from planner.reports.columns import (
     YEARLY_COLUMNS,
     metrics_for,
 )
+from planner.starters import DEFAULT_INITIAL, STARTERS, STARTERS_BY_KEY
 
 #: Column sets the results page renders (declared once in planner/reports/columns.py).
 RESULT_TABLES = {
@@ -192,7 +190,8 @@ def scenario_preview(request: HttpRequest, pk: int) -> JsonResponse:
 def scenario_detail(request: HttpRequest, pk: int) -> HttpResponse:
     scenario = selectors.scenario_get(user=request.user, pk=pk)
     page = selectors.result_page(scenario=scenario)
-    return render(request, "planner/scenario_detail.html", {"page": page, **RESULT_TABLES})
+    context = {"page": page, "gpu_choices": selectors.gpu_choices(), **RESULT_TABLES}
+    return render(request, "planner/scenario_detail.html", context)
 
 
 @login_required
@@ -200,7 +199,8 @@ def scenario_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def scenario_result(request: HttpRequest, pk: int, result_id: int) -> HttpResponse:
     scenario = selectors.scenario_get(user=request.user, pk=pk)
     page = selectors.result_page(scenario=scenario, result_id=result_id)
-    return render(request, "planner/scenario_detail.html", {"page": page, **RESULT_TABLES})
+    context = {"page": page, "gpu_choices": selectors.gpu_choices(), **RESULT_TABLES}
+    return render(request, "planner/scenario_detail.html", context)
 
 
 @login_required
@@ -240,6 +240,8 @@ def scenario_clone(request: HttpRequest, pk: int) -> HttpResponse:
             form.add_error("gpu", f"The copy cannot be evaluated: {error}")
         else:
             messages.success(request, f"Created “{copy.name}”.")
+            if request.POST.get("compare"):
+                return redirect(f"{reverse('scenario_compare')}?ids={scenario.pk}&ids={copy.pk}")
             return redirect(copy)
     return render(request, "planner/scenario_clone.html", {"scenario": scenario, "form": form})
 
@@ -265,7 +267,9 @@ def scenario_compare(request: HttpRequest) -> HttpResponse:
     form = CompareForm(request.GET or None)
     if not form.is_valid():
         scenarios = selectors.scenario_list(user=request.user)
-        return render(request, "planner/scenario_compare_pick.html", {"form": form, "scenarios": scenarios})
+        picked = form["ids"].value() or []
+        context = {"form": form, "scenarios": scenarios, "picked": {str(v) for v in picked}}
+        return render(request, "planner/scenario_compare_pick.html", context)
     scenarios = selectors.scenarios_for_compare(user=request.user, ids=form.cleaned_data["ids"])
     outputs = [s.latest_result.output if s.latest_result else {} for s in scenarios]
     context = {

@@ -1,17 +1,26 @@
-"""JSON API routes (mounted at /api/): estimate, catalog, token, OpenAPI schema and docs."""
+"""JSON API routes (mounted at /api/): estimate, scenarios, catalog, token, OpenAPI schema and docs."""
 
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from planner.api import docs
+from planner.api import docs, scenarios
 from planner.api.catalog import router as catalog_router
 from planner.api.estimate import EstimateView
 from planner.api.token import TokenView
 
 urlpatterns = [
     path("estimate/", EstimateView.as_view(), name="api_estimate"),
+    path("scenarios/", scenarios.ScenarioListView.as_view(), name="api_scenarios"),
+    path("scenarios/<int:pk>/", scenarios.ScenarioDetailView.as_view(), name="api_scenario_detail"),
+    path("scenarios/<int:pk>/results/", scenarios.ScenarioResultsView.as_view(), name="api_scenario_results"),
+    path(
+        "scenarios/<int:pk>/results/<int:result_id>/",
+        scenarios.ScenarioResultView.as_view(),
+        name="api_scenario_result",
+    ),
+    path("scenarios/<int:pk>/evaluate/", scenarios.ScenarioEvaluateView.as_view(), name="api_scenario_evaluate"),
     path("token/", TokenView.as_view(), name="api_token"),
-    path("schema/", SpectacularAPIView.as_view(permission_classes=[]), name="api_schema"),
+    path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("docs/", docs.ApiDocsView.as_view(), name="api_docs"),
     path("catalog/", include(catalog_router.urls)),
 ]

@@ -47,8 +47,12 @@ def read_payload(source: str, stdin: TextIO) -> Any:
         raise InputError(f"input: invalid JSON: {err}") from None
 
 
-def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
-         stderr: TextIO | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
     args = sys.argv[1:] if argv is None else argv
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     if not args or args[0] not in ("estimate", "search", "validate"):

@@ -82,7 +82,10 @@ def _training(
     sh = shape_of(sc.model)
     num = numerics_for(sc.precision, sc.optimizer)
     hw = hardware_for(
-        c.gpu, sc.precision, gpus_per_node=c.gpus_per_node, scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
+        c.gpu,
+        sc.precision,
+        gpus_per_node=c.gpus_per_node,
+        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
         network=c.network,
     )
     lay = layout_for(sc.parallelism)
@@ -101,7 +104,9 @@ def _training(
         warnings.append("tensor parallelism spans nodes: its collectives run on the scale-out network")
     bubble = float(br["parts"]["pp_bubble"]) / step_s
     if bubble > 0.2:
-        warnings.append(f"the pipeline bubble takes {bubble:.0%} of each step: raise global_batch or virtual_stages")
+        warnings.append(
+            f"the pipeline bubble takes {bubble:.0%} of each step: raise global_batch or virtual_stages"
+        )
     memory_section = _memory_section(mem, c.gpu.name, warnings)
     assumptions.update(efficiency.assumptions())
     assumptions.update(comm.assumptions())
@@ -149,20 +154,35 @@ def _model_section(sc: Scenario, sh: Any) -> dict[str, Any]:
 def _parallelism_section(sc: Scenario) -> dict[str, Any]:
     p = sc.parallelism
     return {
-        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "virtual_stages": p.virtual_stages,
-        "sequence_parallel": p.sequence_parallel, "zero_stage": p.zero_stage, "recompute": p.recompute,
-        "flash_attention": p.flash_attention, "micro_batch": p.micro_batch, "global_batch": p.global_batch,
-        "microbatches": p.global_batch // (p.dp * p.micro_batch), "gpus": sc.cluster.gpus,
+        "tp": p.tp,
+        "pp": p.pp,
+        "dp": p.dp,
+        "cp": p.cp,
+        "ep": p.ep,
+        "virtual_stages": p.virtual_stages,
+        "sequence_parallel": p.sequence_parallel,
+        "zero_stage": p.zero_stage,
+        "recompute": p.recompute,
+        "flash_attention": p.flash_attention,
+        "micro_batch": p.micro_batch,
+        "global_batch": p.global_batch,
+        "microbatches": p.global_batch // (p.dp * p.micro_batch),
+        "gpus": sc.cluster.gpus,
     }
 
 
 def _memory_section(mem: dict[str, Any], gpu_name: str, warnings: list[str]) -> dict[str, Any]:
-    gib = {k: float(mem[f"{k}_bytes"]) / GiB for k in ("weights", "gradients", "optimizer", "activations", "other")}
+    gib = {
+        k: float(mem[f"{k}_bytes"]) / GiB
+        for k in ("weights", "gradients", "optimizer", "activations", "other")
+    }
     per_gpu = float(mem["per_gpu_bytes"]) / GiB
     capacity = float(mem["capacity_bytes"]) / GiB
     fits = bool(mem["fits"])
     stage = "last" if bool(mem["last_stage_is_larger"]) else "first"
-    message = f"needs {per_gpu:.1f} GiB per GPU (the {stage} pipeline stage), the {gpu_name} has {capacity:.0f} GiB"
+    message = (
+        f"needs {per_gpu:.1f} GiB per GPU (the {stage} pipeline stage), the {gpu_name} has {capacity:.0f} GiB"
+    )
     if not fits:
         warnings.append(f"does not fit: {message}")
     return {
@@ -189,9 +209,16 @@ def _inference(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -
     c = sc.cluster
     overhead = memory.CUDA_CONTEXT_BYTES + memory.NCCL_BUFFER_BYTES
     res = inference.estimate_inference(
-        model=sc.model, gpu=c.gpu, serving=sc.serving, precision=sc.precision, tp=sc.parallelism.tp,
-        pp=sc.parallelism.pp, gpus=c.gpus, overhead_bytes=overhead,
-        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu, scaleout_latency_s=c.network.latency_s,
+        model=sc.model,
+        gpu=c.gpu,
+        serving=sc.serving,
+        precision=sc.precision,
+        tp=sc.parallelism.tp,
+        pp=sc.parallelism.pp,
+        gpus=c.gpus,
+        overhead_bytes=overhead,
+        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
+        scaleout_latency_s=c.network.latency_s,
     )
     warnings.extend(res.warnings)
     assumptions.update(res.assumptions)
@@ -237,7 +264,10 @@ def facility_sections(
     c = sc.cluster
     plan = network.plan_network(endpoints=c.gpus, gpus_per_node=c.gpus_per_node, spec=c.network)
     storage_w = power.storage_power_w(
-        c.storage_tb, c.storage_power_w_per_tb if c.storage_power_w_per_tb is not None else power.STORAGE_POWER_W_PER_TB_DEFAULT
+        c.storage_tb,
+        c.storage_power_w_per_tb
+        if c.storage_power_w_per_tb is not None
+        else power.STORAGE_POWER_W_PER_TB_DEFAULT,
     )
     inputs = power.PowerInputs(
         nodes=c.nodes,

@@ -71,7 +71,11 @@ def gpu_ids(path: Path | None = None) -> list[str]:
 def gpu_object(row: dict[str, str]) -> dict[str, Any]:
     """The contract's `cluster.gpu` object for one seed row (absent numbers are left out, never guessed)."""
     tflops = {key: v for key, col in TFLOPS_COLUMNS.items() if (v := _number(row.get(col))) is not None}
-    out: dict[str, Any] = {"name": row.get("model") or row["id"], "vendor": row.get("vendor", ""), "tflops": tflops}
+    out: dict[str, Any] = {
+        "name": row.get("model") or row["id"],
+        "vendor": row.get("vendor", ""),
+        "tflops": tflops,
+    }
     fields = {
         "memory_gb": "memory_gb",
         "memory_bandwidth_tbs": "mem_bandwidth_tbs",
@@ -85,7 +89,9 @@ def gpu_object(row: dict[str, str]) -> dict[str, Any]:
             out[key] = value
     if "scaleup_bandwidth_gbs" not in out:
         gen = _number(row.get("pcie_gen"))
-        generation = int(gen) if gen is not None and int(gen) in PCIE_X16_BIDIR_GBS else PCIE_DEFAULT_GENERATION
+        generation = (
+            int(gen) if gen is not None and int(gen) in PCIE_X16_BIDIR_GBS else PCIE_DEFAULT_GENERATION
+        )
         out["scaleup_bandwidth_gbs"] = PCIE_X16_BIDIR_GBS[generation]
     return out
 

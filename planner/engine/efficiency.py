@@ -46,9 +46,9 @@ DEFAULT_MAMF_FRACTION = 0.80
 
 #: Share of the MAMF ceiling that a training framework's GEMMs reach at large shapes (kernel selection, launch
 #: gaps, clock drop under sustained load). Calibrated once on the shipped cases (module docstring).
-FRAMEWORK_GEMM_FRACTION = 0.90
+FRAMEWORK_GEMM_FRACTION = 0.88
 #: GEMM dimension (elements) at which one dimension's saturation factor d/(d+c) is one half. Calibrated once.
-GEMM_HALF_DIM = 128.0
+GEMM_HALF_DIM = 96.0
 #: FlashAttention's achieved fraction of the MAMF ceiling, forward + backward: FlashAttention-2 on A100 with a
 #: causal mask, head size 128 and 2k sequences runs at about 165 TFLOP/s = 53% of peak (arXiv:2307.08691 Fig. 4,
 #: counting the executed half of the causal scores), divided by the A100 ceiling 0.859.

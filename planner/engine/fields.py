@@ -11,6 +11,9 @@ from typing import Any
 from planner.engine.errors import Problem
 
 _MISSING = object()
+#: Largest magnitude any number may have: far beyond every real quantity, small enough that products of a few
+#: inputs stay finite in float64.
+MAX_MAGNITUDE = 1e12
 
 
 def join(path: str, key: str) -> str:
@@ -84,8 +87,12 @@ class Fields:
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.problem(key, f"must be a number (got {_type_name(value)})")
             return None
-        if not math.isfinite(value):
-            self.problem(key, "must be a finite number")
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:
+            finite = False
+        if not finite or abs(value) > MAX_MAGNITUDE:
+            self.problem(key, f"must be a finite number of magnitude at most {MAX_MAGNITUDE:g}")
             return None
         if integer:
             if float(value) != int(value):
@@ -95,7 +102,10 @@ class Fields:
         checks = (
             (minimum is not None and value < minimum, f"must be at least {_fmt(minimum)}"),
             (maximum is not None and value > maximum, f"must be at most {_fmt(maximum)}"),
-            (above is not None and value <= above, "must be greater than 0" if above == 0 else f"must be greater than {_fmt(above)}"),
+            (
+                above is not None and value <= above,
+                "must be greater than 0" if above == 0 else f"must be greater than {_fmt(above)}",
+            ),
             (below is not None and value >= below, f"must be less than {_fmt(below)}"),
         )
         for failed, message in checks:
@@ -104,7 +114,9 @@ class Fields:
                 return None
         return value
 
-    def string(self, key: str, *, default: Any = _MISSING, required: bool = False, choices: Iterable[str] = ()) -> Any:
+    def string(
+        self, key: str, *, default: Any = _MISSING, required: bool = False, choices: Iterable[str] = ()
+    ) -> Any:
         if not self.has(key):
             if required:
                 self.problem(key, "is required")

@@ -37,7 +37,9 @@ CHECKPOINT_WRITE_S_DEFAULT = 30.0
 RESTART_S_DEFAULT = 3.5 * MINUTE
 #: Below this the run makes almost no progress; reported with a warning.
 GOODPUT_FLOOR = 0.01
-SOURCE = "Llama 3 405B: 466 interruptions in 54 days on 16,384 GPUs, >90% effective time (arXiv:2407.21783 §3.3.4)"
+SOURCE = (
+    "Llama 3 405B: 466 interruptions in 54 days on 16,384 GPUs, >90% effective time (arXiv:2407.21783 §3.3.4)"
+)
 
 
 @dataclass(frozen=True)
@@ -78,13 +80,17 @@ def goodput_fraction(spec: GoodputSpec, gpus: Any) -> Any:
     if spec.fraction is not None:
         return spec.fraction + 0.0 * gpus
     mtbf_s = cluster_mtbf_s(spec.mtbf_gpu_hours, gpus)
-    interval = young_interval_s(spec.checkpoint_write_s, mtbf_s) if spec.checkpoint_interval_s is None else (
-        spec.checkpoint_interval_s + 0.0 * mtbf_s
+    interval = (
+        young_interval_s(spec.checkpoint_write_s, mtbf_s)
+        if spec.checkpoint_interval_s is None
+        else (spec.checkpoint_interval_s + 0.0 * mtbf_s)
     )
     if spec.checkpoint_write_s == 0 and spec.checkpoint_interval_s is None:
         # Free checkpoints: checkpoint continuously and lose nothing but the restart.
         return np.maximum(1.0 - spec.restart_s / mtbf_s, GOODPUT_FLOOR)
-    return np.maximum(1.0 - wasted_fraction(interval, spec.checkpoint_write_s, spec.restart_s, mtbf_s), GOODPUT_FLOOR)
+    return np.maximum(
+        1.0 - wasted_fraction(interval, spec.checkpoint_write_s, spec.restart_s, mtbf_s), GOODPUT_FLOOR
+    )
 
 
 def estimate_goodput(spec: GoodputSpec, gpus: float, steady_time_s: float) -> GoodputResult:
@@ -102,7 +108,9 @@ def estimate_goodput(spec: GoodputSpec, gpus: float, steady_time_s: float) -> Go
             "progress; goodput floored at 1%"
         )
     elif spec.fraction is None and fraction < 0.8:
-        warnings.append(f"goodput is only {fraction:.0%}: failures every {mtbf_s / HOUR:.1f} h on {gpus:.0f} GPUs")
+        warnings.append(
+            f"goodput is only {fraction:.0%}: failures every {mtbf_s / HOUR:.1f} h on {gpus:.0f} GPUs"
+        )
     failures = steady_time_s / fraction / mtbf_s
     return GoodputResult(fraction, mtbf_s, interval, failures, tuple(warnings))
 
@@ -112,12 +120,20 @@ def assumptions(spec: GoodputSpec, result: GoodputResult) -> dict[str, dict[str,
         return {"value": value, "unit": unit, "source": source if value == default else "input"}
 
     return {
-        "goodput.mtbf_gpu_hours": item(spec.mtbf_gpu_hours, MTBF_GPU_HOURS_DEFAULT, "GPU-hours per interruption", SOURCE),
+        "goodput.mtbf_gpu_hours": item(
+            spec.mtbf_gpu_hours, MTBF_GPU_HOURS_DEFAULT, "GPU-hours per interruption", SOURCE
+        ),
         "goodput.checkpoint_write_s": item(
-            spec.checkpoint_write_s, CHECKPOINT_WRITE_S_DEFAULT, "s", "asynchronous checkpoint, blocking copy only"
+            spec.checkpoint_write_s,
+            CHECKPOINT_WRITE_S_DEFAULT,
+            "s",
+            "asynchronous checkpoint, blocking copy only",
         ),
         "goodput.restart_min": item(
-            spec.restart_s / MINUTE, RESTART_S_DEFAULT / MINUTE, "min", "calibrated: 90% goodput at 16,384 GPUs"
+            spec.restart_s / MINUTE,
+            RESTART_S_DEFAULT / MINUTE,
+            "min",
+            "calibrated: 90% goodput at 16,384 GPUs",
         ),
         "goodput.checkpoint_interval_min": {
             "value": result.checkpoint_interval_s / MINUTE,

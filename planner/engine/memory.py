@@ -78,10 +78,19 @@ def _stage_param_counts(sh: ModelShape, lay: Layout, first: bool) -> tuple[Any, 
     return non_expert, routed, embeddings
 
 
+def kv_share(sh: ModelShape, tp: Any) -> Any:
+    """Share of the K/V heads one TP rank holds: 1/tp, but a KV head is never split, so with tp > kv_heads each
+    rank keeps one head (replicated tp/kv_heads times; Megatron-Core GQA)."""
+    return np.maximum(1.0 / tp, 1.0 / sh.kv_heads)
+
+
 def stage_params_per_gpu(sh: ModelShape, lay: Layout, first: bool) -> tuple[Any, Any]:
-    """(dense, expert) parameters one GPU of a stage holds before ZeRO sharding: /tp, experts /(tp·ep)."""
+    """(dense, expert) parameters one GPU of a stage holds before ZeRO sharding: /tp (K/V projections replicated
+    beyond kv_heads), experts /(tp·ep)."""
     non_expert, routed, embeddings = _stage_param_counts(sh, lay, first)
-    return (non_expert + embeddings) / lay.tp, routed / (lay.tp * lay.ep)
+    layers = layers_first_stage(sh, lay) if first else layers_last_stage(sh, lay)
+    replicated_kv = layers * sh.kv_projection_params * (kv_share(sh, lay.tp) - 1.0 / lay.tp)
+    return (non_expert + embeddings) / lay.tp + replicated_kv, routed / (lay.tp * lay.ep)
 
 
 def model_state_bytes(params: Any, shard: Any, zero_stage: Any, num: Numerics) -> tuple[Any, Any, Any]:
@@ -119,16 +128,17 @@ def layer_activation_bytes_per_token(sh: ModelShape, lay: Layout, num: Numerics,
     t = lay.tp
     replicated_factor = np.where(lay.sequence_parallel > 0, 1.0 / t, 1.0)
     replicated = 4.0 * a * h + 2.0 * MASK_BYTES * h
-    attention = a * (sh.q_width + sh.k_width + sh.v_width + sh.heads * sh.v_head_dim)
+    attention = a * (sh.q_width + sh.heads * sh.v_head_dim)
+    kv = a * (sh.k_width + sh.v_width) * kv_share(sh, t)  # per GPU already
     ffn_values = 3.0 if sh.gated_ffn else 2.0
     dense_ffn = ffn_values * a * sh.ffn_width
     moe_ffn = (sh.top_k + sh.shared_experts) * ffn_values * a * sh.expert_ffn_width
     ffn = (sh.dense_layers * dense_ffn + sh.moe_layers * moe_ffn) / sh.layers
-    keys = sh.seq_len  # every query attends to the whole (causal) sequence, s keys with context parallelism too
+    keys = sh.seq_len  # every query attends to the whole sequence: s keys, with context parallelism too
     scores = sh.heads * keys * (2.0 * a + MASK_BYTES)
     flash_stats = sh.heads * FLASH_STATS_BYTES
     attention_core = np.where(lay.flash_attention > 0, flash_stats, np.where(recompute == NONE, scores, 0.0))
-    stored = replicated * replicated_factor + (attention + ffn + attention_core) / t
+    stored = replicated * replicated_factor + (attention + ffn + attention_core) / t + kv
     layer_input = a * h * replicated_factor
     return np.where(recompute == FULL, layer_input, stored)
 
@@ -165,9 +175,13 @@ def activation_bytes(sh: ModelShape, lay: Layout, num: Numerics, first: bool) ->
     return layers * per_layer + working + _output_layer_bytes(sh, lay, num, tokens, replicated_factor)
 
 
-def _output_layer_bytes(sh: ModelShape, lay: Layout, num: Numerics, tokens: Any, replicated_factor: Any) -> Any:
+def _output_layer_bytes(
+    sh: ModelShape, lay: Layout, num: Numerics, tokens: Any, replicated_factor: Any
+) -> Any:
     """Final norm input, output-projection input and fp32 logits (Korthikanti §4.3: 4sbh/t·(1 + V/h))."""
-    return tokens * (2.0 * num.activation_bytes * sh.hidden * replicated_factor + LOGIT_BYTES * sh.vocab / lay.tp)
+    return tokens * (
+        2.0 * num.activation_bytes * sh.hidden * replicated_factor + LOGIT_BYTES * sh.vocab / lay.tp
+    )
 
 
 def overhead_bytes(dynamic_bytes: Any) -> Any:
@@ -186,7 +200,14 @@ def memory_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -
         stages.append((total, weights, grads, optimizer, activations, other))
     first_total = stages[0][0]
     last_is_larger = stages[1][0] > first_total
-    keys = ("per_gpu_bytes", "weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "other_bytes")
+    keys = (
+        "per_gpu_bytes",
+        "weights_bytes",
+        "gradients_bytes",
+        "optimizer_bytes",
+        "activations_bytes",
+        "other_bytes",
+    )
     out = {k: np.where(last_is_larger, stages[1][i], stages[0][i]) for i, k in enumerate(keys)}
     out["last_stage_is_larger"] = last_is_larger
     out["capacity_bytes"] = hw.hbm_bytes

@@ -37,7 +37,7 @@ def _merged(w: Fields, problems: list[Problem]) -> tuple[dict[str, Any] | None, 
     """The model object with any preset expanded (explicit fields override the preset's)."""
     raw = w.obj.get("model")
     if raw is None:
-        problems.append(Problem(MODEL_PATH, "is required (a preset name such as \"llama3.1-70b\" or a shape)"))
+        problems.append(Problem(MODEL_PATH, 'is required (a preset name such as "llama3.1-70b" or a shape)'))
         return None, ""
     name = raw if isinstance(raw, str) else ""
     if isinstance(raw, dict) and isinstance(raw.get("preset"), str):
@@ -53,7 +53,9 @@ def _merged(w: Fields, problems: list[Problem]) -> tuple[dict[str, Any] | None, 
         if isinstance(raw, dict):
             overrides = {k: v for k, v in raw.items() if k != "preset"}
             if "params_b" in overrides and not any(k in overrides for k in SHAPE_KEYS):
-                problems.append(Problem(f"{MODEL_PATH}.params_b", "a preset already has a shape; drop params_b"))
+                problems.append(
+                    Problem(f"{MODEL_PATH}.params_b", "a preset already has a shape; drop params_b")
+                )
             merged.update(overrides)
         return merged, PRESETS[name]["label"]
     if not isinstance(raw, dict):
@@ -168,12 +170,20 @@ def _synthesised(m: Fields, params_b: float, label: str, assumptions: dict[str, 
             return None
     if seq_len is None or vocab is None:
         return None
-    hidden = max(SYNTH_HEAD_DIM, SYNTH_HEAD_DIM * round((params * SYNTH_ASPECT / 12.0) ** (1.0 / 3.0) / SYNTH_HEAD_DIM))
+    hidden = max(
+        SYNTH_HEAD_DIM, SYNTH_HEAD_DIM * round((params * SYNTH_ASPECT / 12.0) ** (1.0 / 3.0) / SYNTH_HEAD_DIM)
+    )
     layers = max(1, round(params / (12.0 * hidden * hidden)))
     _assume(
         assumptions,
         "shape",
-        {"layers": layers, "hidden": hidden, "heads": hidden // SYNTH_HEAD_DIM, "vocab": vocab, "seq_len": seq_len},
+        {
+            "layers": layers,
+            "hidden": hidden,
+            "heads": hidden // SYNTH_HEAD_DIM,
+            "vocab": vocab,
+            "seq_len": seq_len,
+        },
         "synthesised from params_b: GPT-3 aspect ratio hidden/layers = 128, head size 128; the layers are "
         "scaled so the total equals params_b",
     )

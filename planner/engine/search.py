@@ -74,7 +74,9 @@ def enumerate_layouts(
     lists = candidate_lists(space, model, gpus)
     size = int(np.prod([len(v) for v in lists.values()]))
     if size > max_layouts:
-        raise SpecError.at("search", f"{size:,} layouts per cluster exceed the limit {max_layouts:,}: fix some degrees")
+        raise SpecError.at(
+            "search", f"{size:,} layouts per cluster exceed the limit {max_layouts:,}: fix some degrees"
+        )
     grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in lists.values()], indexing="ij")
     g = {k: a.ravel() for k, a in zip(lists, grids, strict=True)}
     tp, pp, cp, ep, v, mb = g["tp"], g["pp"], g["cp"], g["ep"], g["virtual_stages"], g["micro_batch"]
@@ -100,7 +102,9 @@ def enumerate_layouts(
     return out, size
 
 
-def layout_arrays(g: dict[str, np.ndarray], global_batch: int, sequence_parallel: bool, flash: bool) -> Layout:
+def layout_arrays(
+    g: dict[str, np.ndarray], global_batch: int, sequence_parallel: bool, flash: bool
+) -> Layout:
     n = len(g["tp"])
     ones = np.ones(n)
     return Layout(
@@ -125,7 +129,10 @@ def evaluate_layouts(sc: Scenario, sh: ModelShape, lay: Layout) -> dict[str, np.
     assert sc.model is not None and sc.tokens is not None
     num = numerics_for(sc.precision, sc.optimizer)
     hw = hardware_for(
-        c.gpu, sc.precision, gpus_per_node=c.gpus_per_node, scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
+        c.gpu,
+        sc.precision,
+        gpus_per_node=c.gpus_per_node,
+        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
         network=c.network,
     )
     mem = memory_breakdown(sh, lay, num, hw)
@@ -178,23 +185,42 @@ def run_search(payload: Any) -> dict[str, Any]:
             continue
         cluster = replace(sc.cluster, gpu=gpu, nodes=nodes)
         csc = replace(sc, cluster=cluster)
-        grid, size = enumerate_layouts(sc.model, space, cluster.gpus, sc.parallelism.global_batch, max_layouts)
+        grid, size = enumerate_layouts(
+            sc.model, space, cluster.gpus, sc.parallelism.global_batch, max_layouts
+        )
         enumerated += size
         n = len(grid["tp"])
         if n == 0:
             continue
         evaluated += n
-        lay = layout_arrays(grid, sc.parallelism.global_batch, sc.parallelism.sequence_parallel,
-                            sc.parallelism.flash_attention)
+        lay = layout_arrays(
+            grid,
+            sc.parallelism.global_batch,
+            sc.parallelism.sequence_parallel,
+            sc.parallelism.flash_attention,
+        )
         res = evaluate_layouts(csc, sh, lay)
         tco_usd, usd_per_gpu_hour = _cluster_cost(csc)
-        chunks.append({"gpu": gpu, "nodes": nodes, "gpus": cluster.gpus, "grid": grid, "res": res,
-                       "tco_usd": tco_usd, "usd_per_gpu_hour": usd_per_gpu_hour})
+        chunks.append(
+            {
+                "gpu": gpu,
+                "nodes": nodes,
+                "gpus": cluster.gpus,
+                "grid": grid,
+                "res": res,
+                "tco_usd": tco_usd,
+                "usd_per_gpu_hour": usd_per_gpu_hour,
+            }
+        )
     best, pareto, feasible = _rank(chunks, opts["objective"], opts["max_results"], sc)
     if evaluated == 0:
-        warnings.append("no valid layout: check the fixed degrees against the GPU count, heads, layers and batch")
+        warnings.append(
+            "no valid layout: check the fixed degrees against the GPU count, heads, layers and batch"
+        )
     elif feasible == 0:
-        warnings.append("no layout fits in GPU memory: add GPUs, use a GPU with more memory, or shorten sequences")
+        warnings.append(
+            "no layout fits in GPU memory: add GPUs, use a GPU with more memory, or shorten sequences"
+        )
     return {
         "evaluated": evaluated,
         "enumerated": enumerated,
@@ -208,7 +234,9 @@ def run_search(payload: Any) -> dict[str, Any]:
     }
 
 
-def _rank(chunks: list[dict[str, Any]], objective: str, max_results: int, sc: Scenario) -> tuple[list, list, int]:
+def _rank(
+    chunks: list[dict[str, Any]], objective: str, max_results: int, sc: Scenario
+) -> tuple[list, list, int]:
     """Best layouts by the objective and the Pareto front of days vs cost, over the feasible layouts."""
     rows: list[tuple[int, int]] = []  # (chunk index, layout index)
     days, cost, run_cost = [], [], []

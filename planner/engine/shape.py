@@ -18,6 +18,7 @@ class ModelShape:
     layers: float
     hidden: float
     heads: float
+    kv_heads: float  # KV heads a TP rank cannot split (MLA: the query heads)
     seq_len: float
     vocab: float
     qk_head_dim: float  # per-head width of Q and K (MLA: nope + rope)
@@ -40,6 +41,7 @@ class ModelShape:
     router_matmul_params: float
     # Stored parameters (biases and norms included), per layer:
     attention_block_params: float  # attention + both norms
+    kv_projection_params: float  # W_k and W_v (+ biases): replicated when tp > kv_heads
     dense_ffn_params: float
     expert_params: float
     # Embeddings:
@@ -85,13 +87,18 @@ def shape_of(m: ModelSpec) -> ModelShape:
         shaped = params.total_params(_without_override(m))
         embeddings = params.embedding_params(m) + params.norm_params(m)
         layer_scale = max(m.params_override - embeddings, 0.0) / max(shaped - embeddings, 1.0)
-        attn_params, dense_ffn, norms = attn_params * layer_scale, dense_ffn * layer_scale, norms * layer_scale
+        attn_params, dense_ffn, norms = (
+            attn_params * layer_scale,
+            dense_ffn * layer_scale,
+            norms * layer_scale,
+        )
         attn_biases *= layer_scale
     return ModelShape(
         name=m.name,
         layers=float(m.layers),
         hidden=float(h),
         heads=float(m.heads),
+        kv_heads=float(m.heads if m.mla is not None else m.kv_heads),
         seq_len=float(m.seq_len),
         vocab=float(m.vocab),
         qk_head_dim=qk,
@@ -112,6 +119,9 @@ def shape_of(m: ModelSpec) -> ModelShape:
         expert_matmul_params=_ffn_matmul(h, moe.expert_ffn_hidden, m.ffn_type) if moe else 0.0,
         router_matmul_params=float(h * moe.experts) if moe else 0.0,
         attention_block_params=float(attn_params + norms),
+        kv_projection_params=0.0
+        if m.mla is not None
+        else float(2 * h * k_width + (2 * k_width if m.bias else 0)) * layer_scale,
         dense_ffn_params=float(dense_ffn),
         expert_params=float(expert),
         input_embedding_params=float(m.vocab * h + positions),

@@ -2,7 +2,8 @@
 unit in the name; the JSON parser converts the contract's units (GB, TB/s, TFLOPS, Gb/s, kW) once, on the way in.
 
 Specs for the facility side (network, cooling, economics, serving, jobs) live beside the formulas that use
-them (network.py, power.py, tco.py, inference.py, job.py) and are re-exported here.
+them (network.py, power.py, tco.py, inference.py, job.py); scenario.py gathers them with these into the parsed
+Scenario (they cannot be re-exported here: those modules import this one).
 """
 
 from __future__ import annotations

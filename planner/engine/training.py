@@ -74,9 +74,9 @@ def _layer_gemm_forward_s(sh: ModelShape, lay: Layout, hw: Hardware, tokens: Any
     h = sh.hidden
     out_params = sh.heads * sh.v_head_dim * h
     qkv_params = sh.attention_matmul_params - out_params
-    attention = _gemm_s(FLOP_PER_MAC * tokens * qkv_params / t, tokens, qkv_params / (h * t), h, hw) + _gemm_s(
-        FLOP_PER_MAC * tokens * out_params / t, tokens, h, sh.heads * sh.v_head_dim / t, hw
-    )
+    attention = _gemm_s(
+        FLOP_PER_MAC * tokens * qkv_params / t, tokens, qkv_params / (h * t), h, hw
+    ) + _gemm_s(FLOP_PER_MAC * tokens * out_params / t, tokens, h, sh.heads * sh.v_head_dim / t, hw)
     mats_in = 2.0 if sh.gated_ffn else 1.0
     dense = _ffn_s(tokens, tokens, h, sh.ffn_width, mats_in, t, hw)
     if not sh.moe_layers:
@@ -101,7 +101,11 @@ def _ffn_s(tokens: Any, gemm_m: Any, h: float, f: float, mats_in: float, t: Any,
 def _attention_core_forward_s(sh: ModelShape, lay: Layout, hw: Hardware, tokens: Any) -> Any:
     """Forward time of QKᵀ and attention·V: FlashAttention (causal half) or two batched GEMMs."""
     flop = tokens * attention_score_flop_per_token(sh) / lay.tp
-    flash = CAUSAL_EXECUTED_FRACTION * flop / (hw.peak_flop_per_s * efficiency.flash_attention_efficiency(hw.matmul_ceiling))
+    flash = (
+        CAUSAL_EXECUTED_FRACTION
+        * flop
+        / (hw.peak_flop_per_s * efficiency.flash_attention_efficiency(hw.matmul_ceiling))
+    )
     queries = sh.seq_len / lay.cp
     share_qk = sh.qk_head_dim / (sh.qk_head_dim + sh.v_head_dim)
     batched = _gemm_s(flop * share_qk, queries, sh.seq_len, sh.qk_head_dim, hw) + _gemm_s(
@@ -153,7 +157,12 @@ def _ep_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardwar
     size = tokens * sh.top_k * sh.hidden * num.activation_bytes / lay.tp
     stride = lay.tp * lay.cp
     bw = comm.group_bandwidth_bytes_per_s(
-        lay.ep, stride, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
+        lay.ep,
+        stride,
+        hw.gpus_per_node,
+        hw.scaleup_bytes_per_s,
+        hw.scaleout_bytes_per_s,
+        hw.scaleout_efficiency,
     )
     lat = comm.group_step_latency_s(lay.ep, stride, hw.gpus_per_node, hw.scaleout_latency_s)
     passes = 4.0 + np.where(lay.recompute == FULL, 2.0, 0.0)
@@ -166,7 +175,12 @@ def _cp_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardwar
     kv_bytes = tokens * (sh.k_width + sh.v_width) * num.activation_bytes / lay.tp * lay.cp
     stride = lay.tp
     bw = comm.group_bandwidth_bytes_per_s(
-        lay.cp, stride, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
+        lay.cp,
+        stride,
+        hw.gpus_per_node,
+        hw.scaleup_bytes_per_s,
+        hw.scaleout_bytes_per_s,
+        hw.scaleout_efficiency,
     )
     lat = comm.group_step_latency_s(lay.cp, stride, hw.gpus_per_node, hw.scaleout_latency_s)
     passes = 3.0 + np.where(lay.recompute == FULL, 1.0, 0.0)
@@ -196,7 +210,9 @@ def _layer_times(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> di
         "tp_comm": _tp_comm_per_layer_s(sh, lay, num, hw, tokens),
         "ep_comm": _ep_comm_per_layer_s(sh, lay, num, hw, tokens),
         "cp_comm": np.maximum(cp_raw - (core_fwd + core_bwd), 0.0),  # overlapped with the attention core
-        "backward": BACKWARD_GEMM_FACTOR * gemm_fwd + core_bwd + BACKWARD_ELEMENTWISE_FACTOR * (ew_fwd + score_fwd),
+        "backward": BACKWARD_GEMM_FACTOR * gemm_fwd
+        + core_bwd
+        + BACKWARD_ELEMENTWISE_FACTOR * (ew_fwd + score_fwd),
     }
 
 
@@ -208,7 +224,9 @@ def _output_layer_s(sh: ModelShape, lay: Layout, hw: Hardware) -> Any:
     return gemm + _hbm_s(tokens * LOSS_BYTES_PER_LOGIT * sh.vocab / lay.tp, hw)
 
 
-def _dp_comm_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, backward_window_s: Any) -> tuple[Any, Any]:
+def _dp_comm_s(
+    sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, backward_window_s: Any
+) -> tuple[Any, Any]:
     """(exposed data-parallel gradient/parameter traffic, ZeRO-3 per-micro-batch gathers) per step."""
     dense_first, expert_first = stage_params_per_gpu(sh, lay, True)
     dense_last, expert_last = stage_params_per_gpu(sh, lay, False)
@@ -221,7 +239,12 @@ def _dp_comm_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, backwar
         (expert, np.maximum(lay.dp * lay.cp / lay.ep, 1.0), lay.tp * lay.cp * lay.ep),
     ):
         bw = comm.group_bandwidth_bytes_per_s(
-            n, stride, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
+            n,
+            stride,
+            hw.gpus_per_node,
+            hw.scaleup_bytes_per_s,
+            hw.scaleout_bytes_per_s,
+            hw.scaleout_efficiency,
         )
         lat = comm.group_step_latency_s(n, stride, hw.gpus_per_node, hw.scaleout_latency_s)
         grads = comm.reduce_scatter_s(params * num.grad_bytes, n, bw, lat)
@@ -242,7 +265,10 @@ def _optimizer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> An
     dp_group = lay.dp * lay.cp
     dense_shard = np.where(lay.zero_stage >= 1, dp_group, 1.0)
     expert_shard = np.where(lay.zero_stage >= 1, np.maximum(dp_group / lay.ep, 1.0), 1.0)
-    params = np.maximum(dense_first / dense_shard + expert_first / expert_shard, dense_last / dense_shard + expert_last / expert_shard)
+    params = np.maximum(
+        dense_first / dense_shard + expert_first / expert_shard,
+        dense_last / dense_shard + expert_last / expert_shard,
+    )
     return _hbm_s(params * num.optimizer_touched_bytes, hw)
 
 
@@ -252,7 +278,11 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
     first_layers = layers_first_stage(sh, lay)
     last_layers = layers_last_stage(sh, lay)
     layer_total = (
-        per_layer["compute"] + per_layer["recompute"] + per_layer["tp_comm"] + per_layer["ep_comm"] + per_layer["cp_comm"]
+        per_layer["compute"]
+        + per_layer["recompute"]
+        + per_layer["tp_comm"]
+        + per_layer["ep_comm"]
+        + per_layer["cp_comm"]
     )
     output = _output_layer_s(sh, lay, hw)
     first_mb = first_layers * layer_total + np.where(lay.pp == 1, output, 0.0)
@@ -267,7 +297,12 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
     pp_bytes = lay.micro_batch * sh.seq_len / lay.cp * sh.hidden * num.activation_bytes / lay.tp
     pp_stride = lay.tp * lay.cp * lay.dp
     pp_bw = comm.group_bandwidth_bytes_per_s(
-        2.0, pp_stride, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
+        2.0,
+        pp_stride,
+        hw.gpus_per_node,
+        hw.scaleup_bytes_per_s,
+        hw.scaleout_bytes_per_s,
+        hw.scaleout_efficiency,
     )
     pp_lat = comm.group_step_latency_s(2.0, pp_stride, hw.gpus_per_node, hw.scaleout_latency_s)
     pp_p2p = np.where(p > 1, 2.0 * v * m * comm.p2p_s(pp_bytes, pp_bw, pp_lat), 0.0)
@@ -325,4 +360,3 @@ def throughput(sh: ModelShape, lay: Layout, hw: Hardware, step_s: Any) -> dict[s
         "mfu": model_per_gpu / hw.peak_flop_per_s,
         "hfu": hardware_per_gpu / hw.peak_flop_per_s,
     }
-

@@ -17,7 +17,7 @@ from planner.engine.model import kv_values_per_token
 from planner.engine.presets import PRESETS
 from planner.engine.shape import shape_of
 from planner.engine.specs import ModelSpec
-from planner.engine.units import GB, KiB, GiB
+from planner.engine.units import GB, GiB, KiB
 from planner.engine.validation import CaseResult
 
 ZERO_PARAMS = 7.5e9
@@ -42,8 +42,16 @@ def _zero_cases() -> list[CaseResult]:
         weights, grads, optimizer = model_state_bytes(psi, nd, float(stage), num)
         engine = float(weights + grads + optimizer)
         out.append(
-            CaseResult(f"zero-stage{stage}-7.5b-64gpu", "formula", "model_state_gb", bytes_published / GB,
-                       engine / GB, FORMULA_TOLERANCE, "", ZERO_SOURCE)
+            CaseResult(
+                f"zero-stage{stage}-7.5b-64gpu",
+                "formula",
+                "model_state_gb",
+                bytes_published / GB,
+                engine / GB,
+                FORMULA_TOLERANCE,
+                "",
+                ZERO_SOURCE,
+            )
         )
     return out
 
@@ -63,11 +71,33 @@ def _table2_cases() -> list[CaseResult]:
     num = numerics_for("fp16", "adam")
     out = []
     for label, tp, sp, recompute, published in rows:
-        lay = Layout(tp=tp, pp=1.0, dp=1.0, cp=1.0, ep=1.0, virtual_stages=1.0, micro_batch=b, global_batch=b,
-                     zero_stage=0.0, recompute=float(recompute), sequence_parallel=sp, flash_attention=0.0)
+        lay = Layout(
+            tp=tp,
+            pp=1.0,
+            dp=1.0,
+            cp=1.0,
+            ep=1.0,
+            virtual_stages=1.0,
+            micro_batch=b,
+            global_batch=b,
+            zero_stage=0.0,
+            recompute=float(recompute),
+            sequence_parallel=sp,
+            flash_attention=0.0,
+        )
         engine = float(layer_activation_bytes_per_token(sh, lay, num, float(recompute))) * s * b
-        out.append(CaseResult(f"table2-{label}", "formula", "activation_bytes_per_layer", published, engine,
-                              FORMULA_TOLERANCE, "", TABLE2_SOURCE))
+        out.append(
+            CaseResult(
+                f"table2-{label}",
+                "formula",
+                "activation_bytes_per_layer",
+                published,
+                engine,
+                FORMULA_TOLERANCE,
+                "",
+                TABLE2_SOURCE,
+            )
+        )
     return out
 
 
@@ -75,10 +105,22 @@ def _kv_cases() -> list[CaseResult]:
     opt = kv_values_per_token(_model("opt-13b")) * 2.0
     llama = kv_values_per_token(_model("llama2-70b")) * 2.0
     return [
-        CaseResult("kv-opt-13b-per-token", "formula", "kv_kib_per_token", 800.0, opt / KiB, 0.0, "", KV_SOURCE),
-        CaseResult("kv-llama2-70b-per-token", "formula", "kv_kib_per_token", 320.0, llama / KiB, 0.0, "", KV_SOURCE),
-        CaseResult("kv-llama2-70b-4096-tokens", "formula", "kv_gib_per_sequence", 1.25, llama * 4096 / GiB, 0.0, "",
-                   KV_SOURCE),
+        CaseResult(
+            "kv-opt-13b-per-token", "formula", "kv_kib_per_token", 800.0, opt / KiB, 0.0, "", KV_SOURCE
+        ),
+        CaseResult(
+            "kv-llama2-70b-per-token", "formula", "kv_kib_per_token", 320.0, llama / KiB, 0.0, "", KV_SOURCE
+        ),
+        CaseResult(
+            "kv-llama2-70b-4096-tokens",
+            "formula",
+            "kv_gib_per_sequence",
+            1.25,
+            llama * 4096 / GiB,
+            0.0,
+            "",
+            KV_SOURCE,
+        ),
     ]
 
 

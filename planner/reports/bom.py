@@ -30,6 +30,11 @@ def _row(item: str, detail: str, quantity: Any, unit_usd: Any, total_usd: Any, b
     }
 
 
+def _count(value: Any, singular: str, plural: str) -> str:
+    number = value if isinstance(value, int) else 0
+    return f"{number:,} {singular if number == 1 else plural}"
+
+
 def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
     payload, output = result.input_payload, result.output
     cluster = payload.get("cluster", {})
@@ -87,9 +92,14 @@ def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str
         )
     network = output.get("network") or {}
     if network:
-        detail = (
-            f"{network.get('switches', 0):,} switches, {network.get('nics', 0):,} NICs, "
-            f"{network.get('transceivers', 0):,} transceivers, {network.get('cables', 0):,} cables"
+        detail = ", ".join(
+            _count(network.get(key), singular, plural)
+            for key, singular, plural in (
+                ("switches", "switch", "switches"),
+                ("nics", "NIC", "NICs"),
+                ("transceivers", "transceiver", "transceivers"),
+                ("cables", "cable", "cables"),
+            )
         )
         rows.append(
             _row(

@@ -39,7 +39,7 @@ STEP_PARTS = (
 )
 POWER_PARTS = (
     ("gpus", "GPUs"),
-    ("hosts", "Hosts (CPUs, memory, NICs, fans)"),
+    ("hosts", "Hosts (CPU, RAM, NICs, fans)"),
     ("network", "Network switches"),
     ("storage", "Storage"),
     ("cooling_overhead", "Cooling and facility overhead"),
@@ -72,8 +72,8 @@ def _layout(title: str, x_title: str, y_title: str, **extra: Any) -> dict[str, A
         "title": {"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 16}},
         "xaxis": {"title": {"text": x_title}, "automargin": True},
         "yaxis": {"title": {"text": y_title}, "automargin": True, "separatethousands": True},
-        "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
-        "legend": {"orientation": "h", "y": -0.2},
+        "margin": {"l": 70, "r": 20, "t": 60, "b": 70},
+        "legend": {"orientation": "v", "x": 1.02, "y": 1, "xanchor": "left", "yanchor": "top"},
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#ffffff",
         "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13},

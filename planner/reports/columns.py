@@ -76,7 +76,17 @@ MODEL_KINDS = frozenset({"training", "inference"})
 METRICS: tuple[Column, ...] = (
     Column("fits", "Fits in GPU memory", out("memory.fits"), f.yes_no, group="Memory", kinds=MODEL_KINDS),
     Column(
-        "per_gpu_gib", "Memory per GPU", out("memory.per_gpu_gib"), _sig3, "GiB", "min", "Memory", MODEL_KINDS
+        "per_gpu_gib", "Memory per GPU", out("memory.per_gpu_gib"), _sig3, "GiB", None, "Memory", MODEL_KINDS
+    ),
+    Column(
+        "headroom_gib",
+        "Memory headroom",
+        out("memory.headroom_gib"),
+        _sig3,
+        "GiB",
+        "max",
+        "Memory",
+        MODEL_KINDS,
     ),
     Column(
         "capacity_gib", "GPU memory", out("memory.capacity_gib"), _sig3, "GiB", "max", "Memory", MODEL_KINDS
@@ -298,3 +308,248 @@ def best_index(values: Sequence[Any], better: Better) -> set[int]:
         return set()
     target = min(v for _, v in numeric) if better == "min" else max(v for _, v in numeric)
     return {i for i, v in numeric if v == target}
+
+
+# ------------------------------------------------------------------------------------------------ reports
+# Declared for the PDF and CSV exports (planner/reports/pdf.py, csv_exports.py); appended by the reports work.
+
+
+def _count(value: Any) -> str:
+    """Quantities: whole numbers without decimals (8, 1,024), fractional ones to three digits (62.2)."""
+    if isinstance(value, float) and value.is_integer():
+        return f.number(value)
+    return f.number(value) if isinstance(value, int) else f.sig(value, 3)
+
+
+def _pct_change(value: Any) -> str:
+    """A signed change as a percentage: 0.25 -> "+25.0 %", -0.2 -> "−20.0 %"."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return f.MISSING
+    text = f.percent(abs(value))
+    if value > 0:
+        return "+" + text
+    return ("−" + text) if value < 0 else text
+
+
+#: Figures the results page leaves to its charts but a report lists (getter: the engine output).
+REPORT_DETAIL_METRICS: tuple[Column, ...] = (
+    Column("hfu", "Hardware FLOPs utilisation", out("time.hfu"), f.percent, "", "max", "Time", TRAINING),
+    Column(
+        "goodput",
+        "Goodput (time not lost to failures)",
+        out("time.goodput"),
+        f.percent,
+        "",
+        "max",
+        "Time",
+        TRAINING,
+    ),
+    Column(
+        "steady_days",
+        "Training time without failures",
+        out("time.steady_days"),
+        _sig3,
+        "days",
+        "min",
+        "Time",
+        TRAINING,
+    ),
+    Column(
+        "gpu_hours_low", "GPU-hours, low", out("time.gpu_hours_low"), _int, "GPU·h", "min", "Time", TRAINING
+    ),
+    Column(
+        "gpu_hours_high",
+        "GPU-hours, high",
+        out("time.gpu_hours_high"),
+        _int,
+        "GPU·h",
+        "min",
+        "Time",
+        TRAINING,
+    ),
+    Column("steps", "Optimizer steps", out("time.steps"), _int, "", None, "Time", TRAINING),
+    Column(
+        "expected_interruptions",
+        "Expected interruptions",
+        out("time.expected_interruptions"),
+        _int,
+        "",
+        "min",
+        "Time",
+        TRAINING,
+    ),
+    Column("peak_it_kw", "Peak IT power (provisioned)", out("power.peak_it_kw"), _int, "kW", "min", "Power"),
+    Column(
+        "energy_mwh_per_year",
+        "Facility energy per year",
+        out("power.energy_mwh_per_year"),
+        _int,
+        "MWh/year",
+        "min",
+        "Power",
+    ),
+    Column(
+        "co2_t_per_year", "Carbon per year", out("power.co2_t_per_year"), _int, "t CO₂/year", "min", "Power"
+    ),
+    Column(
+        "water_m3_per_year", "Water per year", out("power.water_m3_per_year"), _int, "m³/year", "min", "Power"
+    ),
+    Column("rack_density_kw", "Rack density", out("power.rack_density_kw"), _sig3, "kW/rack", None, "Power"),
+    Column("nodes_per_rack", "Nodes per rack", out("power.nodes_per_rack"), _int, "", None, "Power"),
+    Column(
+        "tco_usd_low", "Total cost of ownership, low", out("cost.tco_usd_low"), f.usd, "USD", "min", "Cost"
+    ),
+    Column(
+        "tco_usd_high", "Total cost of ownership, high", out("cost.tco_usd_high"), f.usd, "USD", "min", "Cost"
+    ),
+    Column(
+        "run_cost_usd_low",
+        "Cost of this run (owned), low",
+        out("cost.run_cost_usd_low"),
+        f.usd,
+        "USD",
+        "min",
+        "Cost",
+    ),
+    Column(
+        "run_cost_usd_high",
+        "Cost of this run (owned), high",
+        out("cost.run_cost_usd_high"),
+        f.usd,
+        "USD",
+        "min",
+        "Cost",
+    ),
+)
+
+
+def report_metrics_for(kind: str) -> list[Column]:
+    """Every figure a report lists for a kind of workload: the page's METRICS, then the report's details."""
+    return [c for c in (*METRICS, *REPORT_DETAIL_METRICS) if kind in c.kinds]
+
+
+def _payload_gpu_name(payload: dict[str, Any]) -> Any:
+    gpu = payload["cluster"]["gpu"]
+    return gpu.get("name") if isinstance(gpu, dict) else gpu
+
+
+def _layout_text(output: dict[str, Any]) -> str:
+    p = output["parallelism"]
+    parts = [f"TP {p['tp']}", f"PP {p['pp']}", f"DP {p['dp']}"]
+    parts += [f"{key.upper()} {p[key]}" for key in ("cp", "ep") if p.get(key, 1) != 1]
+    parts += [f"ZeRO {p['zero_stage']}", f"recompute {p['recompute']}", f"micro-batch {p['micro_batch']}"]
+    return " · ".join(parts)
+
+
+#: The engine inputs a report lists (getter: {"payload": result.input_payload, "output": result.output}).
+PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
+    Column("gpu", "GPU", lambda r: _payload_gpu_name(r["payload"]), group="Cluster"),
+    Column("gpu_price_usd", "GPU price", out("payload.cluster.gpu.price_usd"), f.usd, "USD", group="Cluster"),
+    Column("nodes", "Nodes", out("payload.cluster.nodes"), _int, group="Cluster"),
+    Column("gpus_per_node", "GPUs per node", out("payload.cluster.gpus_per_node"), _int, group="Cluster"),
+    Column(
+        "scaleout_gbps",
+        "Scale-out bandwidth per GPU",
+        out("payload.cluster.scaleout_gbps_per_gpu"),
+        _int,
+        "Gb/s",
+        group="Cluster",
+    ),
+    Column("topology", "Network topology", out("output.network.topology"), group="Cluster"),
+    Column("switch", "Switch", out("output.network.switch"), group="Cluster"),
+    Column("pue", "PUE", out("output.power.pue"), f.sig, group="Cluster"),
+    Column("storage_tb", "Storage", out("payload.cluster.storage_tb"), _sig3, "TB", group="Cluster"),
+    Column("model", "Model", out("output.model.name"), group="Workload"),
+    Column("params_b", "Parameters", out("output.model.params_b"), _sig3, "billion", group="Workload"),
+    Column(
+        "tokens_b", "Training tokens", out("payload.workload.tokens_b"), _int, "billion", group="Workload"
+    ),
+    Column("precision", "Precision", out("payload.workload.precision"), group="Workload"),
+    Column("optimizer", "Optimizer", out("payload.workload.optimizer"), group="Workload"),
+    Column("layout", "Parallel layout", lambda r: _layout_text(r["output"]), group="Workload"),
+    Column(
+        "global_batch",
+        "Global batch",
+        out("output.parallelism.global_batch"),
+        _int,
+        "sequences",
+        group="Workload",
+    ),
+    Column(
+        "electricity",
+        "Electricity price",
+        out("payload.economics.electricity_usd_per_kwh"),
+        f.sig,
+        "USD/kWh",
+        group="Economics",
+    ),
+    Column(
+        "colocation",
+        "Colocation rate",
+        out("payload.economics.colocation_usd_per_kw_month"),
+        f.usd,
+        "USD/kW/month",
+        group="Economics",
+    ),
+    Column("years", "Life", out("payload.economics.years"), _int, "years", group="Economics"),
+    Column("utilization", "Utilisation", out("payload.economics.utilization"), f.percent, group="Economics"),
+    Column(
+        "discount_rate",
+        "Discount rate",
+        out("payload.economics.discount_rate"),
+        f.percent,
+        "per year",
+        group="Economics",
+    ),
+    Column(
+        "server_usd",
+        "Server price (one node)",
+        out("payload.economics.gpu_server_usd"),
+        f.usd,
+        "USD",
+        group="Economics",
+    ),
+    Column(
+        "cloud_usd",
+        "Cloud rental price",
+        out("payload.economics.cloud_usd_per_gpu_hour"),
+        f.usd,
+        "USD/GPU·h",
+        group="Economics",
+    ),
+    Column(
+        "grid_carbon",
+        "Grid carbon intensity",
+        out("payload.economics.grid_kgco2_per_kwh"),
+        f.sig,
+        "kg CO₂/kWh",
+        group="Economics",
+    ),
+)
+
+#: The bill of materials for procurement (rows from `planner.reports.procurement.procurement_bom`).
+PROCUREMENT_BOM_COLUMNS: tuple[Column, ...] = (
+    Column("category", "Category", out("category")),
+    Column("item", "Item", out("item")),
+    Column("detail", "Detail", out("detail")),
+    Column("quantity", "Quantity", out("quantity"), _count),
+    Column("unit", "Per", out("unit")),
+    Column("unit_usd", "Unit price", out("unit_usd"), f.usd, "USD"),
+    Column("total_usd", "Extended price", out("total_usd"), f.usd, "USD"),
+    Column("basis", "Price basis", out("basis")),
+    Column("price_date", "Price date", out("price_date")),
+    Column("source", "Source", out("source")),
+)
+
+#: The sensitivity table (rows from `planner.reports.sensitivity.sensitivity_table`, as dicts).
+SENSITIVITY_COLUMNS: tuple[Column, ...] = (
+    Column("factor", "Factor", out("factor")),
+    Column("change", "Change", out("change"), _pct_change),
+    Column("input_text", "Input value", out("input_text")),
+    Column("days", "Training time", out("days"), _sig3, "days"),
+    Column("days_change", "Time vs baseline", out("days_change"), _pct_change),
+    Column("tco_usd", "TCO", out("tco_usd"), f.usd, "USD"),
+    Column("tco_change", "TCO vs baseline", out("tco_change"), _pct_change),
+    Column("run_cost_usd", "Cost of the run", out("run_cost_usd"), f.usd, "USD"),
+    Column("method", "How", out("method")),
+)

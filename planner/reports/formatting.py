@@ -52,6 +52,8 @@ def usd(value: Any) -> str:
         return MISSING
     sign = "-" if value < 0 else ""
     magnitude = abs(value)
+    if magnitude == 0:
+        return "$0"
     if magnitude < 100:
         return f"{sign}${magnitude:,.2f}"
     return f"{sign}${magnitude:,.0f}"

@@ -126,3 +126,19 @@ def all_warnings(output: Any) -> list[str]:
         if isinstance(part, dict):
             found.extend(part.get("warnings") or [])
     return list(dict.fromkeys(str(w) for w in found))
+
+
+@register.filter
+def words(value: Any) -> str:
+    """An engine key for people: "rail_optimized" -> "rail optimized"."""
+    return str(value or "").replace("_", " ")
+
+
+@register.filter
+def plain(value: Any) -> str:
+    """A catalog value as people read it: numbers with separators and no trailing zeros, text as is."""
+    if isinstance(value, bool) or value is None or value == "":
+        return f.MISSING if value in (None, "") else f.yes_no(value)
+    if isinstance(value, int | float):
+        return f.sig(value, 6)
+    return str(value)

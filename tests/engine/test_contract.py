@@ -15,28 +15,92 @@ from tests.engine.conftest import INFER, TRAIN
 
 CONTRACT_KEYS = {
     "model": ["params_b", "flop_per_token"],
-    "memory": ["weights_gib", "gradients_gib", "optimizer_gib", "activations_gib", "kv_cache_gib", "other_gib",
-               "per_gpu_gib", "capacity_gib", "fits"],
+    "memory": [
+        "weights_gib",
+        "gradients_gib",
+        "optimizer_gib",
+        "activations_gib",
+        "kv_cache_gib",
+        "other_gib",
+        "per_gpu_gib",
+        "capacity_gib",
+        "fits",
+    ],
     "time": ["step_s", "tokens_per_s", "mfu", "model_tflops_per_gpu", "days", "gpu_hours", "breakdown_s"],
     "power": ["it_kw", "facility_kw", "pue", "energy_mwh"],
-    "cost": ["capex_usd", "opex_usd_per_year", "tco_usd", "usd_per_gpu_hour", "run_cost_usd", "cloud_run_cost_usd"],
+    "cost": [
+        "capex_usd",
+        "opex_usd_per_year",
+        "tco_usd",
+        "usd_per_gpu_hour",
+        "run_cost_usd",
+        "cloud_run_cost_usd",
+    ],
 }
 # engine_api.md extensions that pages and reports read.
 API_KEYS = {
     "model": ["active_params_b", "name"],
     "memory": ["headroom_gib", "message", "breakdown_gib"],
-    "time": ["hfu", "hardware_tflops_per_gpu", "days_low", "days_high", "gpu_hours_low", "gpu_hours_high",
-             "goodput", "steady_days"],
-    "network": ["tiers", "topology", "switches", "leaf_switches", "spine_switches", "core_switches", "nics",
-                "transceivers", "cables", "power_kw", "capex_usd", "max_endpoints", "bom"],
+    "time": [
+        "hfu",
+        "hardware_tflops_per_gpu",
+        "days_low",
+        "days_high",
+        "gpu_hours_low",
+        "gpu_hours_high",
+        "goodput",
+        "steady_days",
+    ],
+    "network": [
+        "tiers",
+        "topology",
+        "switches",
+        "leaf_switches",
+        "spine_switches",
+        "core_switches",
+        "nics",
+        "transceivers",
+        "cables",
+        "power_kw",
+        "capex_usd",
+        "max_endpoints",
+        "bom",
+    ],
     "power": ["breakdown_kw", "racks", "rack_density_kw", "energy_mwh_per_year", "co2_t", "co2_t_per_year"],
-    "cost": ["capex_breakdown_usd", "opex_breakdown_usd_per_year", "yearly", "breakeven_month",
-             "monthly_own_vs_rent", "tco_usd_low", "tco_usd_high", "run_cost_usd_low", "run_cost_usd_high"],
+    "cost": [
+        "capex_breakdown_usd",
+        "opex_breakdown_usd_per_year",
+        "yearly",
+        "breakeven_month",
+        "monthly_own_vs_rent",
+        "tco_usd_low",
+        "tco_usd_high",
+        "run_cost_usd_low",
+        "run_cost_usd_high",
+    ],
 }
-BREAKDOWN = ["compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_bubble", "pp_p2p", "dp_comm", "zero_comm",
-             "optimizer"]
-INFERENCE_KEYS = ["ttft_s", "tpot_s", "tokens_per_s", "tokens_per_s_per_gpu", "max_concurrent_requests",
-                  "kv_cache_gib_per_request", "gpus_needed", "meets_target"]
+BREAKDOWN = [
+    "compute",
+    "recompute",
+    "tp_comm",
+    "cp_comm",
+    "ep_comm",
+    "pp_bubble",
+    "pp_p2p",
+    "dp_comm",
+    "zero_comm",
+    "optimizer",
+]
+INFERENCE_KEYS = [
+    "ttft_s",
+    "tpot_s",
+    "tokens_per_s",
+    "tokens_per_s_per_gpu",
+    "max_concurrent_requests",
+    "kv_cache_gib_per_request",
+    "gpus_needed",
+    "meets_target",
+]
 
 
 def run_cli(verb: str, payload: Any = None, raw: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -70,8 +134,10 @@ def test_inference_output_has_kv_cache_and_the_inference_section():
 
 
 def test_a_job_estimate_has_the_job_section():
-    payload = {"cluster": {"gpu": TRAIN["cluster"]["gpu"], "nodes": 1},
-               "workload": {"kind": "job", "job": {"single_gpu_hours": 12, "parallel_fraction": 0.9}}}
+    payload = {
+        "cluster": {"gpu": TRAIN["cluster"]["gpu"], "nodes": 1},
+        "workload": {"kind": "job", "job": {"single_gpu_hours": 12, "parallel_fraction": 0.9}},
+    }
     done = run_cli("estimate", payload)
     assert done.returncode == 0, done.stderr
     job = json.loads(done.stdout)["job"]
@@ -90,8 +156,10 @@ def _with_parallelism(**changes: Any) -> dict[str, Any]:
     [
         (_with_parallelism(pp=64, dp=1), "workload.parallelism.pp"),
         ({**TRAIN, "clustr": {}}, "clustr"),
-        ({**TRAIN, "economics": {**TRAIN["economics"], "electricity_usd_per_kwh": -0.1}},
-         "economics.electricity_usd_per_kwh"),
+        (
+            {**TRAIN, "economics": {**TRAIN["economics"], "electricity_usd_per_kwh": -0.1}},
+            "economics.electricity_usd_per_kwh",
+        ),
         (_with_parallelism(tp=3, dp=None), "workload.parallelism.tp"),
         (_with_parallelism(global_batch=100), "workload.parallelism.global_batch"),
     ],
@@ -127,8 +195,13 @@ def test_invalid_json_exits_2_without_a_traceback(raw):
 
 def test_a_missing_file_exits_2():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    done = subprocess.run([sys.executable, "-m", "planner.engine", "estimate", "/nonexistent/x.json"],
-                          capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "planner.engine", "estimate", "/nonexistent/x.json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert done.returncode == 2
     assert "no such file" in done.stderr
 
@@ -142,7 +215,13 @@ def test_an_unknown_verb_prints_usage_and_exits_2():
 def test_a_model_that_does_not_fit_is_a_result_not_an_error():
     payload = copy.deepcopy(TRAIN)
     payload["workload"]["model"] = "llama3.1-405b"
-    payload["workload"]["parallelism"] = {"tp": 8, "pp": 1, "zero_stage": 0, "micro_batch": 1, "global_batch": 512}
+    payload["workload"]["parallelism"] = {
+        "tp": 8,
+        "pp": 1,
+        "zero_stage": 0,
+        "micro_batch": 1,
+        "global_batch": 512,
+    }
     done = run_cli("estimate", payload)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)

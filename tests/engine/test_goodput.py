@@ -3,11 +3,11 @@ more than 90% effective training time)."""
 
 import pytest
 
-from planner.engine.goodput import GoodputSpec, MTBF_GPU_HOURS_DEFAULT, estimate_goodput
+from planner.engine.goodput import MTBF_GPU_HOURS_DEFAULT, GoodputSpec, estimate_goodput
 
 
 def test_the_default_failure_rate_is_llama_3_s():
-    assert MTBF_GPU_HOURS_DEFAULT == pytest.approx(16384 * 54 * 24 / 466)
+    assert pytest.approx(16384 * 54 * 24 / 466) == MTBF_GPU_HOURS_DEFAULT
 
 
 def test_llama_3_s_cluster_keeps_90_percent_goodput():

@@ -43,8 +43,10 @@ def test_sgd_and_8bit_adam_keep_less_optimizer_state_than_adam():
 
 
 def _estimate(**parallelism):
-    payload = {**TRAIN, "workload": {**TRAIN["workload"], "parallelism": {**TRAIN["workload"]["parallelism"],
-                                                                          **parallelism}}}
+    payload = {
+        **TRAIN,
+        "workload": {**TRAIN["workload"], "parallelism": {**TRAIN["workload"]["parallelism"], **parallelism}},
+    }
     return estimate(payload)["memory"]
 
 
@@ -57,8 +59,17 @@ def test_memory_shrinks_with_zero_stage_and_recompute():
 
 def test_memory_parts_add_up_and_headroom_is_capacity_minus_need():
     m = _estimate()
-    parts = sum(m[k] for k in ("weights_gib", "gradients_gib", "optimizer_gib", "activations_gib", "kv_cache_gib",
-                               "other_gib"))
+    parts = sum(
+        m[k]
+        for k in (
+            "weights_gib",
+            "gradients_gib",
+            "optimizer_gib",
+            "activations_gib",
+            "kv_cache_gib",
+            "other_gib",
+        )
+    )
     assert m["per_gpu_gib"] == pytest.approx(parts)
     assert m["headroom_gib"] == pytest.approx(m["capacity_gib"] - m["per_gpu_gib"])
     assert f"needs {m['per_gpu_gib']:.1f} GiB per GPU" in m["message"]

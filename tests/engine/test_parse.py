@@ -86,17 +86,30 @@ def test_every_problem_is_reported_at_once_with_its_path():
     payload["workload"]["precision"] = "bf17"
     payload["workload"]["parallelism"]["zero_stage"] = 4
     problems = _problems(payload)
-    assert {"cluster.nodes", "workload.tokens_b", "workload.precision", "workload.parallelism.zero_stage"} <= set(problems)
+    assert {
+        "cluster.nodes",
+        "workload.tokens_b",
+        "workload.precision",
+        "workload.parallelism.zero_stage",
+    } <= set(problems)
     assert "did you mean 'bf16'" in problems["workload.precision"][0]
 
 
 @pytest.mark.parametrize(
     ("parallelism", "path", "text"),
     [
-        ({"tp": 2, "pp": 1, "dp": 8}, "workload.parallelism.dp", "tp·pp·dp·cp = 16 but the cluster has 32 GPUs"),
+        (
+            {"tp": 2, "pp": 1, "dp": 8},
+            "workload.parallelism.dp",
+            "tp·pp·dp·cp = 16 but the cluster has 32 GPUs",
+        ),
         ({"tp": 64, "dp": None}, "workload.parallelism.tp", "must divide gpus (got 64 for 32 GPUs)"),
         ({"tp": 1, "pp": 64, "dp": None}, "workload.parallelism.pp", "must divide gpus"),
-        ({"tp": 2, "pp": 2, "dp": 8, "virtual_stages": 3}, "workload.parallelism.virtual_stages", "must divide layers"),
+        (
+            {"tp": 2, "pp": 2, "dp": 8, "virtual_stages": 3},
+            "workload.parallelism.virtual_stages",
+            "must divide layers",
+        ),
         ({"tp": 2, "dp": 16, "global_batch": 24}, "workload.parallelism.global_batch", "micro_batch·dp = 16"),
         ({"tp": 2, "dp": 8, "cp": 2, "ep": 2}, "workload.parallelism.ep", "mixture-of-experts"),
     ],
@@ -113,7 +126,10 @@ def test_pp_larger_than_the_layers_is_an_error_on_pp():
     payload = copy.deepcopy(TRAIN)
     payload["cluster"]["nodes"] = 8
     payload["workload"]["parallelism"].update({"tp": 1, "pp": 64, "dp": 1})
-    assert "must not exceed the model's layers (got pp 64 for 32 layers)" in _problems(payload)["workload.parallelism.pp"]
+    assert (
+        "must not exceed the model's layers (got pp 64 for 32 layers)"
+        in _problems(payload)["workload.parallelism.pp"]
+    )
 
 
 def test_heads_must_be_divisible_by_tp_and_kv_heads_replicate_beyond():
@@ -134,8 +150,10 @@ def test_a_precision_the_gpu_lacks_is_refused():
 def test_mixture_of_experts_rules():
     payload = _payload(model="mixtral-8x7b", parallelism={"tp": 1, "ep": 3, "global_batch": 64})
     assert "must divide the experts" in " ".join(_problems(payload)["workload.parallelism.ep"])
-    payload = _payload(model={"preset": "mixtral-8x7b", "moe": {"experts": 8, "top_k": 9, "expert_ffn_hidden": 1}},
-                       parallelism={"tp": 1, "global_batch": 64})
+    payload = _payload(
+        model={"preset": "mixtral-8x7b", "moe": {"experts": 8, "top_k": 9, "expert_ffn_hidden": 1}},
+        parallelism={"tp": 1, "global_batch": 64},
+    )
     assert "workload.model.moe.top_k" in _problems(payload)
 
 

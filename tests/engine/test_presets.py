@@ -8,13 +8,33 @@ from planner.engine.presets import PRESETS
 from tests.engine.conftest import TRAIN
 
 PUBLISHED_TOLERANCE = 0.02
-REQUIRED = ["gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3.1-8b", "llama3.1-70b", "llama3.1-405b",
-            "mixtral-8x7b", "deepseek-v3", "nemotron-4-340b", "mpt-7b", "mpt-30b", "mpt-70b", "bloom-176b"]
+REQUIRED = [
+    "gpt3-175b",
+    "llama2-7b",
+    "llama2-13b",
+    "llama2-70b",
+    "llama3.1-8b",
+    "llama3.1-70b",
+    "llama3.1-405b",
+    "mixtral-8x7b",
+    "deepseek-v3",
+    "nemotron-4-340b",
+    "mpt-7b",
+    "mpt-30b",
+    "mpt-70b",
+    "bloom-176b",
+]
 
 
 def _params_b(name: str) -> dict:
-    payload = {**TRAIN, "workload": {**TRAIN["workload"], "model": name,
-                                     "parallelism": {"tp": 1, "pp": 1, "global_batch": 32}}}
+    payload = {
+        **TRAIN,
+        "workload": {
+            **TRAIN["workload"],
+            "model": name,
+            "parallelism": {"tp": 1, "pp": 1, "global_batch": 32},
+        },
+    }
     return estimate(payload)["model"]
 
 
@@ -33,12 +53,14 @@ def test_preset_parameter_count_matches_the_published_count(name):
 def test_moe_preset_active_parameters_match_the_published_count(name):
     # Mixtral 12.9B; DeepSeek-V3 "37B activated" (the shape gives 37.5B: within the 2% tolerance).
     model = _params_b(name)
-    assert model["active_params_b"] == pytest.approx(PRESETS[name]["published_active_params_b"], rel=PUBLISHED_TOLERANCE)
+    assert model["active_params_b"] == pytest.approx(
+        PRESETS[name]["published_active_params_b"], rel=PUBLISHED_TOLERANCE
+    )
 
 
 def test_every_preset_names_its_source_and_the_api_exposes_it():
     listed = presets()
-    for name, entry in listed.items():
+    for entry in listed.values():
         assert entry["source"] and entry["label"]
         assert set(entry) <= set(MODEL_KEYS)
     assert listed["gpt3-175b"]["layers"] == 96
@@ -49,6 +71,12 @@ def test_mpt_70b_says_that_no_such_model_was_released():
 
 
 def test_a_preset_entry_from_the_api_can_be_sent_back_as_the_model():
-    payload = {**TRAIN, "workload": {**TRAIN["workload"], "model": presets()["llama2-7b"],
-                                     "parallelism": {"tp": 1, "global_batch": 32}}}
+    payload = {
+        **TRAIN,
+        "workload": {
+            **TRAIN["workload"],
+            "model": presets()["llama2-7b"],
+            "parallelism": {"tp": 1, "global_batch": 32},
+        },
+    }
     assert estimate(payload)["model"]["params_b"] == pytest.approx(6.738, rel=1e-3)

@@ -48,8 +48,13 @@ def training_payloads(draw: st.DrawFn) -> dict[str, Any]:
     kv_heads = draw(st.sampled_from([k for k in (1, 2, 4, 8, heads) if heads % k == 0]))
     layers = draw(st.integers(1, 96))
     seq_len = draw(st.sampled_from([128, 512, 2048, 8192]))
-    tp_choices = [t for t in (1, 2, 4, 8) if gpus % t == 0 and heads % t == 0
-                  and ((t <= kv_heads and kv_heads % t == 0) or (t > kv_heads and t % kv_heads == 0))]
+    tp_choices = [
+        t
+        for t in (1, 2, 4, 8)
+        if gpus % t == 0
+        and heads % t == 0
+        and ((t <= kv_heads and kv_heads % t == 0) or (t > kv_heads and t % kv_heads == 0))
+    ]
     tp = draw(st.sampled_from(tp_choices))
     pp = draw(st.sampled_from([p for p in (1, 2, 3, 4, 8) if (gpus // tp) % p == 0 and p <= layers]))
     cp = draw(st.sampled_from([c for c in (1, 2) if (gpus // (tp * pp)) % c == 0]))
@@ -57,37 +62,58 @@ def training_payloads(draw: st.DrawFn) -> dict[str, Any]:
     mb = draw(st.sampled_from([1, 2, 4]))
     v_choices = [1] + [v for v in (2, 3) if pp > 1 and layers % (pp * v) == 0]
     model: dict[str, Any] = {
-        "layers": layers, "hidden": heads * head_dim, "heads": heads, "kv_heads": kv_heads,
-        "ffn_type": draw(st.sampled_from(["gelu", "swiglu"])), "vocab": draw(st.integers(1000, 200_000)),
-        "seq_len": seq_len, "tied_embeddings": draw(st.booleans()), "bias": draw(st.booleans()),
+        "layers": layers,
+        "hidden": heads * head_dim,
+        "heads": heads,
+        "kv_heads": kv_heads,
+        "ffn_type": draw(st.sampled_from(["gelu", "swiglu"])),
+        "vocab": draw(st.integers(1000, 200_000)),
+        "seq_len": seq_len,
+        "tied_embeddings": draw(st.booleans()),
+        "bias": draw(st.booleans()),
     }
     payload: dict[str, Any] = {
-        "cluster": {"gpu": draw(st.sampled_from([H100, "nvidia_a100_sxm4_80gb", "nvidia_b200_hgx"])),
-                    "gpus_per_node": gpn, "nodes": nodes,
-                    "scaleout_gbps_per_gpu": draw(st.sampled_from([25, 100, 400, 800]))},
+        "cluster": {
+            "gpu": draw(st.sampled_from([H100, "nvidia_a100_sxm4_80gb", "nvidia_b200_hgx"])),
+            "gpus_per_node": gpn,
+            "nodes": nodes,
+            "scaleout_gbps_per_gpu": draw(st.sampled_from([25, 100, 400, 800])),
+        },
         "workload": {
             "kind": "training",
             "model": draw(st.sampled_from([model, model, "mixtral-8x7b", "llama2-7b"])),
             "tokens_b": draw(st.floats(0.001, 20_000)),
             "optimizer": draw(st.sampled_from(["adam", "sgd_momentum", "adam_8bit"])),
             "parallelism": {
-                "tp": tp, "pp": pp, "cp": cp, "virtual_stages": draw(st.sampled_from(v_choices)),
-                "micro_batch": mb, "global_batch": mb * dp * draw(st.integers(1, 64)),
-                "zero_stage": draw(st.integers(0, 3)), "recompute": draw(st.sampled_from(["none", "selective", "full"])),
-                "sequence_parallel": draw(st.booleans()), "flash_attention": draw(st.booleans()),
+                "tp": tp,
+                "pp": pp,
+                "cp": cp,
+                "virtual_stages": draw(st.sampled_from(v_choices)),
+                "micro_batch": mb,
+                "global_batch": mb * dp * draw(st.integers(1, 64)),
+                "zero_stage": draw(st.integers(0, 3)),
+                "recompute": draw(st.sampled_from(["none", "selective", "full"])),
+                "sequence_parallel": draw(st.booleans()),
+                "flash_attention": draw(st.booleans()),
             },
         },
     }
     if isinstance(payload["workload"]["model"], str):
         preset_layers = 32
         p = payload["workload"]["parallelism"]
-        ok = p["pp"] <= preset_layers and preset_layers % (p["pp"] * p["virtual_stages"]) == 0 and 32 % tp == 0
+        ok = (
+            p["pp"] <= preset_layers and preset_layers % (p["pp"] * p["virtual_stages"]) == 0 and 32 % tp == 0
+        )
         if not ok or (payload["workload"]["model"] == "mixtral-8x7b" and 8 % tp):
             payload["workload"]["model"] = model
     if draw(st.booleans()):
-        payload["economics"] = {"electricity_usd_per_kwh": draw(st.floats(0, 1)), "gpu_server_usd": 250000,
-                                "cloud_usd_per_gpu_hour": draw(st.floats(0, 10)),
-                                "discount_rate": draw(st.floats(0, 0.5)), "grid_kgco2_per_kwh": 0.4}
+        payload["economics"] = {
+            "electricity_usd_per_kwh": draw(st.floats(0, 1)),
+            "gpu_server_usd": 250000,
+            "cloud_usd_per_gpu_hour": draw(st.floats(0, 10)),
+            "discount_rate": draw(st.floats(0, 0.5)),
+            "grid_kgco2_per_kwh": 0.4,
+        }
     return payload
 
 
@@ -98,13 +124,28 @@ def test_valid_training_inputs_give_finite_non_negative_outputs(payload):
 
 
 @SETTINGS
-@given(batch=st.integers(1, 512), context=st.integers(1, 32768), output=st.integers(1, 4096),
-       tp=st.sampled_from([1, 2, 4, 8]), model=st.sampled_from(["llama2-70b", "llama3.1-8b", "mixtral-8x7b"]))
+@given(
+    batch=st.integers(1, 512),
+    context=st.integers(1, 32768),
+    output=st.integers(1, 4096),
+    tp=st.sampled_from([1, 2, 4, 8]),
+    model=st.sampled_from(["llama2-70b", "llama3.1-8b", "mixtral-8x7b"]),
+)
 def test_valid_inference_inputs_give_finite_non_negative_outputs(batch, context, output, tp, model):
-    payload = {"cluster": {"gpu": H100, "gpus_per_node": 8, "nodes": 2},
-               "workload": {"kind": "inference", "model": model, "parallelism": {"tp": tp},
-                            "serving": {"batch": batch, "context_len": context, "output_len": output,
-                                        "target_tokens_per_s": 1000}}}
+    payload = {
+        "cluster": {"gpu": H100, "gpus_per_node": 8, "nodes": 2},
+        "workload": {
+            "kind": "inference",
+            "model": model,
+            "parallelism": {"tp": tp},
+            "serving": {
+                "batch": batch,
+                "context_len": context,
+                "output_len": output,
+                "target_tokens_per_s": 1000,
+            },
+        },
+    }
     _check_numbers(estimate(payload))
 
 
@@ -121,10 +162,31 @@ def _set(payload: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
     target[path[-1]] = value
 
 
-# Values no field accepts where a number, string or object is expected.
+# Values no field accepts where a number, string or object is expected (null is "absent": invalid only for
+# required fields).
 BAD_VALUES = [-1, -0.5, "x", [], {"a": 1}, True, 10**400, None]
-NUMERIC_LEAVES = [p for p in _leaves(TRAIN) if isinstance(p[-1], str) and p[-1] not in ("kind", "ffn_type",
-                  "precision", "optimizer", "recompute", "name")]
+REQUIRED = {
+    "nodes",
+    "tokens_b",
+    "layers",
+    "hidden",
+    "heads",
+    "vocab",
+    "global_batch",
+    "memory_gb",
+    "tdp_w",
+    "memory_bandwidth_tbs",
+    "scaleup_bandwidth_gbs",
+    "gpu_server_usd",
+    "cloud_usd_per_gpu_hour",
+    "bf16",
+}
+NUMERIC_LEAVES = [
+    p
+    for p in _leaves(TRAIN)
+    if isinstance(p[-1], str)
+    and p[-1] not in ("kind", "ffn_type", "precision", "optimizer", "recompute", "name")
+]
 
 
 @st.composite
@@ -134,23 +196,50 @@ def invalid_payloads(draw: st.DrawFn) -> dict[str, Any]:
     if how == "bad_value":
         path = draw(st.sampled_from(NUMERIC_LEAVES))
         bad = draw(st.sampled_from(BAD_VALUES))
-        if bad is None and path[-1] in ("pp", "tp", "dp", "zero_stage", "recompute", "precision", "optimizer",
-                                        "pue", "scaleout_gbps_per_gpu", "gpus_per_node", "ffn_hidden", "kv_heads"):
-            bad = -1  # null means "use the default" for optional fields: not invalid
-        if path[-1] == "nodes" and bad is None:
-            bad = 0
+        if bad is None and path[-1] not in REQUIRED:
+            bad = -1
         _set(payload, path, bad)
     elif how == "unknown_key":
-        section = draw(st.sampled_from([(), ("cluster",), ("workload",), ("workload", "parallelism"),
-                                        ("economics",), ("cluster", "gpu"), ("workload", "model")]))
+        section = draw(
+            st.sampled_from(
+                [
+                    (),
+                    ("cluster",),
+                    ("workload",),
+                    ("workload", "parallelism"),
+                    ("economics",),
+                    ("cluster", "gpu"),
+                    ("workload", "model"),
+                ]
+            )
+        )
         _set(payload, (*section, draw(st.sampled_from(["tpp", "nodez", "colour", "x"]))), 1)
     elif how == "bad_choice":
-        path = draw(st.sampled_from([("workload", "kind"), ("workload", "precision"), ("workload", "optimizer"),
-                                     ("workload", "parallelism", "recompute"), ("workload", "model", "ffn_type")]))
+        path = draw(
+            st.sampled_from(
+                [
+                    ("workload", "kind"),
+                    ("workload", "precision"),
+                    ("workload", "optimizer"),
+                    ("workload", "parallelism", "recompute"),
+                    ("workload", "model", "ffn_type"),
+                ]
+            )
+        )
         _set(payload, path, draw(st.sampled_from(["", "fast", "BF16"])))
     else:
-        change = draw(st.sampled_from([{"tp": 3}, {"dp": 7}, {"global_batch": 513}, {"pp": 33, "dp": 1},
-                                       {"virtual_stages": 3, "pp": 2, "dp": 8}, {"cp": 3}]))
+        change = draw(
+            st.sampled_from(
+                [
+                    {"tp": 3},
+                    {"dp": 7},
+                    {"global_batch": 513},
+                    {"pp": 33, "dp": 1},
+                    {"virtual_stages": 3, "pp": 2, "dp": 8},
+                    {"cp": 3},
+                ]
+            )
+        )
         payload["workload"]["parallelism"].update(change)
     return payload
 

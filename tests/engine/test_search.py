@@ -15,8 +15,12 @@ from tests.engine.conftest import TRAIN
 
 SEARCH: dict[str, Any] = {
     **copy.deepcopy(TRAIN),
-    "search": {"objective": "min_time", "max_results": 1000, "nodes": [2, 4], "gpus": [TRAIN["cluster"]["gpu"],
-                                                                                       "nvidia_a100_sxm4_80gb"]},
+    "search": {
+        "objective": "min_time",
+        "max_results": 1000,
+        "nodes": [2, 4],
+        "gpus": [TRAIN["cluster"]["gpu"], "nvidia_a100_sxm4_80gb"],
+    },
 }
 SEARCH["workload"]["parallelism"] = {"global_batch": 256}
 SEARCH["workload"]["tokens_b"] = 100
@@ -34,8 +38,19 @@ def _estimate_config(config: dict[str, Any]) -> dict[str, Any]:
     gpu = config["gpu"]
     payload["cluster"]["gpu"] = TRAIN["cluster"]["gpu"] if gpu == TRAIN["cluster"]["gpu"]["name"] else gpu
     payload["cluster"]["nodes"] = config["nodes"]
-    keys = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch", "zero_stage", "recompute",
-            "sequence_parallel", "flash_attention")
+    keys = (
+        "tp",
+        "pp",
+        "dp",
+        "cp",
+        "ep",
+        "virtual_stages",
+        "micro_batch",
+        "zero_stage",
+        "recompute",
+        "sequence_parallel",
+        "flash_attention",
+    )
     payload["workload"]["parallelism"] = {**{k: config[k] for k in keys}, "global_batch": 256}
     return estimate(payload)
 

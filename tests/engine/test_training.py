@@ -30,16 +30,37 @@ def test_the_breakdown_adds_up_to_the_step():
 
 def test_flop_per_token_is_megatron_s_formula_for_a_gpt():
     # Narayanan et al. 2021 §5.1: 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) per batch without recompute.
-    l, h, s, v = 96, 12288, 2048, 51200
-    m = ModelSpec("gpt", l, h, 96, 96, 4 * h, "gelu", v, s, tied_embeddings=True, bias=True, norm="layernorm",
-                  position_embedding="learned")
-    expected = 72 * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))
+    layers, h, s, v = 96, 12288, 2048, 51200
+    m = ModelSpec(
+        "gpt",
+        layers,
+        h,
+        96,
+        96,
+        4 * h,
+        "gelu",
+        v,
+        s,
+        tied_embeddings=True,
+        bias=True,
+        norm="layernorm",
+        position_embedding="learned",
+    )
+    expected = 72 * layers * h * h * (1 + s / (6 * h) + v / (12 * layers * h))
     assert model_flop_per_token(shape_of(m)) == pytest.approx(expected, rel=1e-12)
 
 
 def test_moe_flops_count_active_parameters_only():
-    out = estimate({**TRAIN, "workload": {**TRAIN["workload"], "model": "mixtral-8x7b",
-                                          "parallelism": {"tp": 1, "ep": 8, "global_batch": 64}}})
+    out = estimate(
+        {
+            **TRAIN,
+            "workload": {
+                **TRAIN["workload"],
+                "model": "mixtral-8x7b",
+                "parallelism": {"tp": 1, "ep": 8, "global_batch": 64},
+            },
+        }
+    )
     flop = out["model"]["flop_per_token"]
     assert flop < 6.5 * out["model"]["active_params_b"] * 1e9 + 12 * 32 * 4096 * 32768
     assert flop > 6 * (out["model"]["active_params_b"] - 0.3) * 1e9

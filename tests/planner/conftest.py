@@ -9,8 +9,9 @@ import pytest
 from django.core.management import call_command
 
 from planner import services
-from planner.forms import STARTERS_BY_KEY, ScenarioForm
+from planner.forms import ScenarioForm
 from planner.models import Scenario
+from planner.starters import STARTERS_BY_KEY
 
 
 def load_catalog() -> None:

@@ -47,12 +47,20 @@ def test_catalog_gpu_scenario_payload_has_the_contract_shape(catalog):
         "tokens_b": 15_000.0,
         "optimizer": "adamw",
         "parallelism": {
-            "tp": 8, "pp": 2, "cp": 1, "ep": 1, "zero_stage": 1, "recompute": "selective", "micro_batch": 1,
+            "tp": 8,
+            "pp": 2,
+            "cp": 1,
+            "ep": 1,
+            "zero_stage": 1,
+            "recompute": "selective",
+            "micro_batch": 1,
             "global_batch": 512,
         },
     }
     economics = payload["economics"]
-    assert economics["electricity_usd_per_kwh"] == EconomicsFact.objects.get(pk="elec_us_industrial_2023").value
+    assert (
+        economics["electricity_usd_per_kwh"] == EconomicsFact.objects.get(pk="elec_us_industrial_2023").value
+    )
     assert economics["colocation_usd_per_kw_month"] == EconomicsFact.objects.get(pk="colo_na_2024h2").value
     assert (economics["years"], economics["utilization"], economics["discount_rate"]) == (5, 0.8, 0.0)
     # No server or cloud price typed: catalog GPU price plus host parts, and the published rental midpoint.
@@ -114,7 +122,10 @@ def test_inference_and_job_payloads(catalog):
         "serving": {"batch": 32, "context_len": 4096, "output_len": 512},
     }
     job = adapters.scenario_payload(_scenario("md-job"))["workload"]
-    assert job == {"kind": "job", "job": {"single_gpu_hours": 12.0, "parallel_fraction": 0.95, "scaling": "amdahl"}}
+    assert job == {
+        "kind": "job",
+        "job": {"single_gpu_hours": 12.0, "parallel_fraction": 0.95, "scaling": "amdahl"},
+    }
 
 
 def test_search_payload_searches_every_layout_on_the_scenarios_gpus(catalog):

@@ -10,7 +10,14 @@ from planner.reports.columns import METRICS_BY_KEY, best_index, summary_from_out
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(93.41, "93.4"), (0.012345, "0.0123"), (1234567.0, "1,234,567"), (0, "0"), (None, "—"), (float("nan"), "—")],
+    [
+        (93.41, "93.4"),
+        (0.012345, "0.0123"),
+        (1234567.0, "1,234,567"),
+        (0, "0"),
+        (None, "—"),
+        (float("nan"), "—"),
+    ],
 )
 def test_sig_keeps_three_significant_digits_with_separators(value, expected):
     assert f.sig(value) == expected

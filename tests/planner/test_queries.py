@@ -49,7 +49,9 @@ def _queries(client, url: str) -> int:
     return len(ctx.captured_queries)
 
 
-def test_scenario_list_query_count_does_not_grow_with_scenarios(client, alice, catalog, django_assert_max_num_queries):
+def test_scenario_list_query_count_does_not_grow_with_scenarios(
+    client, alice, catalog, django_assert_max_num_queries
+):
     client.force_login(alice)
     original = make_scenario(alice)
     _copies(original, 1)
@@ -62,7 +64,9 @@ def test_scenario_list_query_count_does_not_grow_with_scenarios(client, alice, c
     assert _queries(client, reverse("home")) <= LIST_MAX_QUERIES
 
 
-def test_comparison_query_count_does_not_grow_with_scenarios(client, alice, catalog, django_assert_max_num_queries):
+def test_comparison_query_count_does_not_grow_with_scenarios(
+    client, alice, catalog, django_assert_max_num_queries
+):
     client.force_login(alice)
     original = make_scenario(alice)
     copies = _copies(original, 3)

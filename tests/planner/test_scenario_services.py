@@ -94,10 +94,23 @@ def test_clone_on_another_gpu_copies_the_inputs(catalog, alice):
     b200 = Gpu.objects.get(pk="nvidia_b200_hgx")
     copy = services.scenario_clone(scenario=scenario, owner=alice, gpu=b200)
     assert copy.pk != scenario.pk and copy.owner == alice
-    assert copy.name == f"{scenario.name} on {b200.model}"
-    assert (copy.nodes, copy.gpus_per_node, copy.model_preset, copy.tokens_b) == (8, 8, "llama3.1-70b", 15_000)
+    assert scenario.name == "Llama 3.1 70B on 64 H100s, 15T tokens"
+    assert copy.name == "Llama 3.1 70B on 64 B200s, 15T tokens"
+    assert (copy.nodes, copy.gpus_per_node, copy.model_preset, copy.tokens_b) == (
+        8,
+        8,
+        "llama3.1-70b",
+        15_000,
+    )
     assert copy.latest_result.input_payload["cluster"]["gpu"]["name"] == b200.model
     assert scenario.results.count() == 1
+
+
+def test_clone_onto_a_gpu_not_named_in_the_title_appends_it(catalog, alice):
+    scenario = make_scenario(alice, name="Pre-training plan")
+    h200 = Gpu.objects.get(pk="nvidia_h200_sxm_141gb")
+    copy = services.scenario_clone(scenario=scenario, owner=alice, gpu=h200)
+    assert copy.name == f"Pre-training plan on {h200.model}"
 
 
 def test_plain_clone_is_named_copy_of(catalog, alice):

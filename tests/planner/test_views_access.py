@@ -59,7 +59,9 @@ def test_other_users_get_404_for_every_url_of_alices_scenario(request, client, t
     for method, url, data, _ in _object_requests(*two_scenarios):
         response = _call(client, method, url, data)
         assert response.status_code == 404, (persona, method, url, response.status_code)
-    assert Scenario.objects.filter(name__startswith="Plan A").count() == 1  # nothing edited, cloned or deleted
+    assert (
+        Scenario.objects.filter(name__startswith="Plan A").count() == 1
+    )  # nothing edited, cloned or deleted
     assert Scenario.objects.get(name="Plan A").name == "Plan A"
     assert ScenarioResult.objects.count() == results_before
     assert ShareLink.objects.filter(revoked_at__isnull=False).count() == 0
@@ -138,7 +140,50 @@ def test_signup_creates_a_planner_account_and_signs_in(client, db):
 
 def test_signup_with_mismatched_passwords_names_the_field(client, db):
     response = client.post(
-        reverse("signup"), {"username": "dave", "password1": "a-long-planner-pass-9", "password2": "different-9"}
+        reverse("signup"),
+        {"username": "dave", "password1": "a-long-planner-pass-9", "password2": "different-9"},
     )
     assert response.status_code == 200
     assert "password2" in response.context["form"].errors
+
+
+def test_clone_and_compare_on_another_gpu_lands_on_the_comparison(client, alice, alice_scenario):
+    client.force_login(alice)
+    response = client.post(
+        reverse("scenario_clone", args=[alice_scenario.pk]), {"gpu": "nvidia_b200_hgx", "compare": "1"}
+    )
+    copy = Scenario.objects.exclude(pk=alice_scenario.pk).get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("scenario_compare") + f"?ids={alice_scenario.pk}&ids={copy.pk}"
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "B200" in html and 'class="num best"' in html
+
+
+def test_results_page_says_the_catalog_changed_and_offers_to_reevaluate(client, alice, alice_scenario):
+    from catalog.models import Gpu
+
+    Gpu.objects.filter(pk="nvidia_h100_sxm5_80gb").update(price_usd=30_000)
+    client.force_login(alice)
+    html = client.get(alice_scenario.get_absolute_url()).content.decode()
+    assert "The catalog changed since this result" in html
+    assert "H100 SXM5 80GB price (USD): 27,500 → 30,000" in html
+    assert reverse("scenario_reevaluate", args=[alice_scenario.pk]) in html
+    old_result = alice_scenario.latest_result
+    client.post(reverse("scenario_reevaluate", args=[alice_scenario.pk]))
+    html = client.get(alice_scenario.get_absolute_url()).content.decode()
+    assert "The catalog changed since this result" not in html
+    old_page = client.get(reverse("scenario_result", args=[alice_scenario.pk, old_result.pk]))
+    assert old_page.status_code == 200
+    assert "earlier result" in old_page.content.decode()
+    assert "27,500 → 30,000" in old_page.content.decode()
+
+
+def test_results_page_links_catalog_rows_to_their_sources(client, alice, alice_scenario):
+    client.force_login(alice)
+    html = client.get(alice_scenario.get_absolute_url()).content.decode()
+    assert reverse("catalog:gpu_detail", args=["nvidia_h100_sxm5_80gb"]) in html
+    assert 'href="https://www.eia.gov' in html or "eia.gov" in html
+    for section in ("hardware-bom", "network-bom", "assumptions", "catalog-values", "chart-data"):
+        assert f'id="{section}"' in html

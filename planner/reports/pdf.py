@@ -1,0 +1,218 @@
+"""PDF documents (WeasyPrint) built from HTML templates under templates/reports/.
+
+Each `*_document` function gathers what one report shows (stored results, the shared column declarations, chart
+specs rendered to vector SVG by `svg_charts`), and `render_pdf` turns a template into PDF bytes. Nothing is fetched
+from the network: every chart is an inline `data:` URI and the fetcher refuses any other scheme.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from planner import selectors
+from planner.models import Scenario, ScenarioResult
+from planner.reports import charts as chart_specs
+from planner.reports import columns as cols
+from planner.reports import formatting as f
+from planner.reports.procurement import bom_total_usd, procurement_bom
+from planner.reports.sensitivity import sensitivity_table
+from planner.reports.svg_charts import charts_svg
+
+#: The only URL scheme a report may load (inline charts); http, https and file are refused.
+ALLOWED_URL_SCHEMES = frozenset({"data"})
+NOT_SHARED = "not shared"
+#: Inputs the summary page repeats next to the budget (PAYLOAD_INPUT_ROWS keys): the prices and rates behind it.
+KEY_INPUT_KEYS = ("gpu_price_usd", "server_usd", "electricity", "colocation", "cloud_usd", "years", "utilization")
+
+
+@dataclass(frozen=True)
+class RenderedPdf:
+    content: bytes
+    render_ms: float
+    pages: int
+    filename: str
+
+
+def _url_fetcher() -> Any:
+    from weasyprint.urls import URLFetcher
+
+    return URLFetcher(allowed_protocols=ALLOWED_URL_SCHEMES, fail_on_errors=True)
+
+
+def render_pdf(template: str, context: dict[str, Any], *, filename: str) -> RenderedPdf:
+    """Render a report template to PDF bytes, timing the whole render (HTML, layout, PDF)."""
+    from weasyprint import HTML
+
+    started = time.perf_counter()
+    html = render_to_string(template, context)
+    document = HTML(string=html, url_fetcher=_url_fetcher()).render()
+    content = document.write_pdf()
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return RenderedPdf(content=content, render_ms=elapsed_ms, pages=len(document.pages), filename=filename)
+
+
+def _with_images(charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chart specs with their SVG as a data: URI for an <img> (vector in the PDF, nothing to escape)."""
+    return [
+        {**chart, "data_uri": "data:image/svg+xml;base64," + base64.b64encode(chart["svg"].encode()).decode()}
+        for chart in charts_svg(charts)
+    ]
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _parts(values: dict[str, Any] | None, labels: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
+    """A breakdown (memory, step time, power, cost) as rows of label, value and share of the total."""
+    values = values or {}
+    total = sum(v for v in values.values() if isinstance(v, int | float))
+    rows = []
+    for key, label in labels:
+        value = values.get(key)
+        if isinstance(value, int | float) and value:
+            rows.append({"label": label, "value": value, "share": value / total if total else None})
+    return rows
+
+
+def _filename(stem: str, suffix: str = "pdf") -> str:
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in stem).strip("-")
+    while "--" in safe:
+        safe = safe.replace("--", "-")
+    return f"{safe[:80] or 'report'}.{suffix}"
+
+
+def _metric_sections(output: dict[str, Any], kind: str) -> dict[str, list[cols.Column]]:
+    sections: dict[str, list[cols.Column]] = {}
+    for column in cols.report_metrics_for(kind):
+        if column.value(output) is not None:
+            sections.setdefault(column.group, []).append(column)
+    return sections
+
+
+def _inputs(result: ScenarioResult) -> list[tuple[str, list[tuple[cols.Column, str]]]]:
+    row = {"payload": result.input_payload, "output": result.output}
+    groups: dict[str, list[tuple[cols.Column, str]]] = {}
+    for column in cols.PAYLOAD_INPUT_ROWS:
+        text = column.display(row)
+        if text != "—":
+            groups.setdefault(column.group, []).append((column, text))
+    return list(groups.items())
+
+
+def _value_text(value: Any) -> str:
+    """An assumption's value for print: numbers to four significant digits, ranges as low–high, text as is."""
+    if isinstance(value, bool):
+        return f.yes_no(value)
+    if isinstance(value, int | float):
+        return f.sig(value, 4)
+    if isinstance(value, list | tuple):
+        return "–".join(_value_text(v) for v in value)
+    return f.text(value)
+
+
+def _assumptions(result: ScenarioResult) -> list[dict[str, str]]:
+    """Prices the planner filled in, then every engine default, each with its unit and source."""
+    rows = [
+        {
+            "name": a["name"],
+            "value": _value_text(a.get("value")),
+            "unit": a.get("unit", ""),
+            "source": a.get("source", ""),
+            "planner": True,
+        }
+        for a in result.input_assumptions
+    ]
+    for name, a in (result.output.get("assumptions") or {}).items():
+        rows.append(
+            {
+                "name": name,
+                "value": _value_text(a.get("value")),
+                "unit": a.get("unit", ""),
+                "source": str(a.get("source", "")),
+                "planner": False,
+            }
+        )
+    return rows
+
+
+def share_url_for(scenario: Scenario, *, base_url: str) -> str:
+    """The absolute URL of the scenario's active share link, or "not shared"."""
+    link = scenario.share_links.filter(revoked_at__isnull=True).order_by("-created_at").first()
+    return base_url.rstrip("/") + link.get_absolute_url() if link else NOT_SHARED
+
+
+def scenario_document(
+    *, scenario: Scenario, result_id: int | None = None, share_url: str, generated_at: datetime | None = None
+) -> dict[str, Any]:
+    """Everything the scenario PDF shows for the scenario's latest (or a given) stored result."""
+    page = selectors.result_page(scenario=scenario, result_id=result_id, with_history=False)
+    result = page.result
+    context: dict[str, Any] = {
+        "scenario": scenario,
+        "page": page,
+        "result": result,
+        "share_url": share_url,
+        "generated_at": generated_at or timezone.now(),
+        "not_shared": share_url == NOT_SHARED,
+    }
+    if result is None:
+        return context
+    output, kind = result.output, result.output.get("kind") or scenario.workload_kind
+    bom = procurement_bom(result=result, scenario=scenario)
+    context.update(
+        output=output,
+        kind=kind,
+        charts={chart["key"]: chart for chart in _with_images(page.charts)},
+        sections=_metric_sections(output, kind),
+        inputs=(inputs := _inputs(result)),
+        key_inputs=[(c, t) for _, rows in inputs for c, t in rows if c.key in KEY_INPUT_KEYS],
+        assumptions=_assumptions(result),
+        memory_parts=_parts(_get(output, "memory", "breakdown_gib"), chart_specs.MEMORY_PARTS),
+        step_parts=_parts(_get(output, "time", "breakdown_s"), chart_specs.STEP_PARTS),
+        power_parts=_parts(_get(output, "power", "breakdown_kw"), chart_specs.POWER_PARTS),
+        capex_parts=_parts(_get(output, "cost", "capex_breakdown_usd"), chart_specs.CAPEX_PARTS),
+        opex_parts=_parts(_get(output, "cost", "opex_breakdown_usd_per_year"), chart_specs.OPEX_PARTS),
+        bom=bom,
+        bom_total_usd=bom_total_usd(bom),
+        bom_columns=cols.PROCUREMENT_BOM_COLUMNS,
+        yearly_columns=cols.YEARLY_COLUMNS,
+        sensitivity=sensitivity_table(payload=result.input_payload, output=output),
+        sensitivity_columns=cols.SENSITIVITY_COLUMNS,
+    )
+    return context
+
+
+def scenario_pdf(*, scenario: Scenario, share_url: str, result_id: int | None = None) -> RenderedPdf:
+    context = scenario_document(scenario=scenario, result_id=result_id, share_url=share_url)
+    return render_pdf("reports/scenario_pdf.html", context, filename=_filename(f"{scenario.name}-plan"))
+
+
+def comparison_document(*, scenarios: list[Scenario], generated_at: datetime | None = None) -> dict[str, Any]:
+    """2-4 scenarios side by side: the comparison page's rows and charts, each scenario's capex and sources."""
+    outputs = [s.latest_result.output if s.latest_result else {} for s in scenarios]
+    charts = chart_specs.comparison_charts([s.name for s in scenarios], outputs)
+    return {
+        "scenarios": scenarios,
+        "groups": selectors.comparison_rows(scenarios),
+        "charts": _with_images(charts),
+        "generated_at": generated_at or timezone.now(),
+        "engine_versions": sorted({s.latest_result.engine_version for s in scenarios if s.latest_result}),
+    }
+
+
+def comparison_pdf(*, scenarios: list[Scenario]) -> RenderedPdf:
+    context = comparison_document(scenarios=scenarios)
+    stem = "comparison-" + "-vs-".join(s.name[:24] for s in scenarios)
+    return render_pdf("reports/comparison_pdf.html", context, filename=_filename(stem))

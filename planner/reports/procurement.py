@@ -1,0 +1,314 @@
+"""The bill of materials for procurement: every line a buyer asks vendors to quote, with quantity, unit price, price
+basis, price date, source and extended price.
+
+It extends `planner.reports.bom.hardware_bom` (servers, GPUs, CPUs, storage; its price-basis rules are kept): the
+network line is opened into the engine's own network BOM (switches, NICs, transceivers, cables), the host parts of
+a planner-priced server are shown, and the facility line becomes racks plus cooling and power (fit-out when the
+facility is owned, the colocation rate when it is rented). Quantities and prices are the stored payload, the
+engine's output and the catalog rows the result recorded; nothing is re-estimated here. The extended prices add up
+to the engine's capex (`cost.capex_usd`). Columns: `columns.PROCUREMENT_BOM_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner import adapters
+from planner.models import FacilityKind, Scenario, ScenarioResult
+from planner.reports import formatting as f
+from planner.reports.bom import hardware_bom
+
+#: Item names of `hardware_bom` rows this module replaces or enriches.
+SERVERS_ROW = "Servers"
+GPUS_ROW = "GPUs"
+CPUS_ROW = "CPUs"
+NETWORK_ROW = "Scale-out network"
+STORAGE_ROW = "Storage"
+FACILITY_ROW = "Facility fit-out"
+#: Engine assumptions that price each network BOM line (engine output `assumptions`), by item prefix.
+NETWORK_PRICE_KEYS = (
+    ("NIC", "network.nic_usd"),
+    ("transceiver", "network.transceiver_usd"),
+    ("cable", "network.cable_usd"),
+)
+SWITCH_PRICE_KEY = "network.switch_usd"
+IN_SERVER_PRICE = "in the server price"
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _line(
+    category: str,
+    item: str,
+    detail: str = "",
+    *,
+    quantity: Any = None,
+    unit: str = "",
+    unit_usd: Any = None,
+    total_usd: Any = None,
+    basis: str = "",
+    price_date: str = "",
+    source: str = "",
+) -> dict[str, Any]:
+    return {
+        "category": category,
+        "item": item,
+        "detail": detail,
+        "quantity": quantity,
+        "unit": unit,
+        "unit_usd": unit_usd,
+        "total_usd": total_usd,
+        "basis": basis,
+        "price_date": price_date,
+        "source": source,
+    }
+
+
+def _assumption(output: dict[str, Any], key: str) -> dict[str, Any]:
+    value = _get(output, "assumptions", key)
+    return value if isinstance(value, dict) else {}
+
+
+def _planner_input(result: ScenarioResult, name: str) -> dict[str, Any]:
+    return next((a for a in result.input_assumptions if a.get("name") == name), {})
+
+
+def _sources(row: Any) -> str:
+    return "; ".join(getattr(row, "source_urls", []) or [])
+
+
+def _catalog_gpu(scenario: Scenario) -> Any:
+    """The catalog GPU behind the scenario (its own choice, else its system template's), None for a custom GPU."""
+    if scenario.custom_gpu:
+        return None
+    if scenario.gpu_id is not None:
+        return scenario.gpu
+    return scenario.system.gpu if scenario.system_id is not None else None
+
+
+def _server_line(result: ScenarioResult, scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
+    """The servers line with its price date and source."""
+    gpu = _catalog_gpu(scenario)
+    planner_price = _planner_input(result, "economics.gpu_server_usd")
+    date, source = "", ""
+    if scenario.server_price_usd is None and scenario.system_id and scenario.system.price_usd is not None:
+        date, source = scenario.system.price_date, _sources(scenario.system)
+    elif planner_price:
+        date = gpu.price_date if gpu is not None else ""
+        source = adapters.HOST_BOM_SOURCE
+    return _line(
+        "Compute",
+        SERVERS_ROW,
+        row["detail"],
+        quantity=row["quantity"],
+        unit="server",
+        unit_usd=row["unit_usd"],
+        total_usd=row["total_usd"],
+        basis=row["basis"],
+        price_date=date or "",
+        source=source,
+    )
+
+
+def _host_parts_line(result: ScenarioResult, scenario: Scenario) -> dict[str, Any] | None:
+    """Non-GPU parts of a planner-priced server (the adapter's HOST_BOM_* figure per GPU slot)."""
+    if not _planner_input(result, "economics.gpu_server_usd"):
+        return None
+    per_server_usd = (
+        scenario.gpus_per_node * adapters.HOST_BOM_USD_PER_8_GPU_SERVER / adapters.HOST_BOM_GPU_SLOTS
+    )
+    return _line(
+        "Compute",
+        "Host parts",
+        f"CPUs, memory, NICs, GPU baseboard, drives, chassis and power supplies ({IN_SERVER_PRICE})",
+        quantity=scenario.nodes,
+        unit="server",
+        unit_usd=per_server_usd,
+        basis="non-GPU parts of a DGX H100 per GPU slot",
+        source=adapters.HOST_BOM_SOURCE,
+    )
+
+
+def _gpu_line(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
+    gpu = _catalog_gpu(scenario)
+    date = gpu.price_date if gpu is not None else ""
+    source = (gpu.price_source or _sources(gpu)) if gpu is not None else ""
+    return _line(
+        "Compute",
+        GPUS_ROW,
+        row["detail"],
+        quantity=row["quantity"],
+        unit="GPU",
+        unit_usd=row["unit_usd"],
+        basis=row["basis"],
+        price_date=date or "",
+        source=source,
+    )
+
+
+def _cpu_line(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
+    cpu = scenario.cpu if scenario.cpu_id else None
+    return _line(
+        "Compute",
+        CPUS_ROW,
+        row["detail"],
+        quantity=row["quantity"],
+        unit="CPU",
+        unit_usd=row["unit_usd"],
+        basis=row["basis"],
+        source=_sources(cpu) if cpu is not None else "",
+    )
+
+
+def _network_lines(scenario: Scenario, output: dict[str, Any]) -> list[dict[str, Any]]:
+    """The engine's network BOM, each line with the assumption (or catalog row) that priced it."""
+    network = output.get("network") or {}
+    lines = []
+    for bom_row in network.get("bom") or []:
+        item = str(bom_row.get("item", ""))
+        key = next((k for prefix, k in NETWORK_PRICE_KEYS if item.startswith(prefix)), SWITCH_PRICE_KEY)
+        priced = _assumption(output, key)
+        basis = priced.get("source", "")
+        source = ""
+        if key == SWITCH_PRICE_KEY and not priced and scenario.switch_id:
+            basis, source = "catalog switch price", _sources(scenario.switch)
+        elif key == SWITCH_PRICE_KEY and scenario.switch_id:
+            source = _sources(scenario.switch)
+        note = str(bom_row.get("note") or "")
+        if key == SWITCH_PRICE_KEY:
+            detail = f"{network.get('tiers')}-tier {str(network.get('topology', '')).replace('_', ' ')}"
+            detail += f"; {note}" if note else ""
+        else:
+            detail = note
+        lines.append(
+            _line(
+                "Network",
+                item[:1].upper() + item[1:],
+                detail,
+                quantity=bom_row.get("quantity"),
+                unit="unit",
+                unit_usd=bom_row.get("unit_usd"),
+                total_usd=bom_row.get("total_usd"),
+                basis=basis,
+                source=source,
+            )
+        )
+    return lines
+
+
+def _storage_line(output: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    priced = _assumption(output, "tco.storage_usd_per_tb")
+    return _line(
+        "Storage",
+        STORAGE_ROW,
+        row["detail"],
+        quantity=row["quantity"],
+        unit="TB",
+        unit_usd=priced.get("value"),
+        total_usd=row["total_usd"],
+        basis=priced.get("source", "engine"),
+    )
+
+
+def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
+    """Racks, then cooling and power: the fit-out when the facility is owned, the colocation rate when rented."""
+    output = result.output
+    power = output.get("power") or {}
+    capex = _get(output, "cost", "capex_breakdown_usd") or {}
+    opex = _get(output, "cost", "opex_breakdown_usd_per_year") or {}
+    colocation_rate = _get(result.input_payload, "economics", "colocation_usd_per_kw_month")
+    rented = colocation_rate is not None
+    cooling_label = (
+        scenario.cooling.name
+        if scenario.cooling_id
+        else str(_get(output, "assumptions", "power.cooling", "value") or "default")
+    )
+    lines = []
+    if power.get("racks") is not None:
+        lines.append(
+            _line(
+                "Facility",
+                "Racks",
+                f"{f.quantity(power.get('rack_density_kw'), 'kW')} per rack, "
+                f"{f.number(power.get('nodes_per_rack'))} servers per rack",
+                quantity=power.get("racks"),
+                unit="rack",
+                basis="in the colocation rate" if rented else "in the facility fit-out",
+                source=_assumption(output, "power.rack_density_w").get("source", ""),
+            )
+        )
+    if rented:
+        entry = result.catalog_snapshot.get("colocation") or {}
+        lines.append(
+            _line(
+                "Facility",
+                "Cooling and power (colocation)",
+                f"{cooling_label}; rented at the colocation rate, {f.usd(opex.get('colocation'))} per year "
+                "in the opex, not in the capex",
+                quantity=power.get("peak_it_kw"),
+                unit="kW·month",
+                unit_usd=colocation_rate,
+                total_usd=capex.get("facility", 0.0),
+                basis=entry.get("label", "colocation rate")
+                if scenario.facility == FacilityKind.COLOCATION
+                else "",
+                price_date=str(_get(entry, "values", "period") or ""),
+                source="; ".join(entry.get("sources") or []),
+            )
+        )
+    else:
+        priced = _assumption(output, "tco.facility_capex_usd_per_kw")
+        lines.append(
+            _line(
+                "Facility",
+                "Cooling and power equipment (fit-out)",
+                f"{cooling_label}; per kW of peak IT power",
+                quantity=power.get("peak_it_kw"),
+                unit="kW",
+                unit_usd=priced.get("value"),
+                total_usd=capex.get("facility"),
+                basis=priced.get("source", "engine"),
+                source=_sources(scenario.cooling) if scenario.cooling_id else "",
+            )
+        )
+    return lines
+
+
+def procurement_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
+    """Every line of the bill of materials, in procurement order (compute, network, storage, facility)."""
+    output = result.output
+    lines: list[dict[str, Any]] = []
+    for row in hardware_bom(result=result, scenario=scenario):
+        item = row["item"]
+        if item == SERVERS_ROW:
+            lines.append(_server_line(result, scenario, row))
+        elif item == GPUS_ROW:
+            lines.append(_gpu_line(scenario, row))
+            host = _host_parts_line(result, scenario)
+            if host is not None:
+                lines.append(host)
+        elif item == CPUS_ROW:
+            lines.append(_cpu_line(scenario, row))
+        elif item == NETWORK_ROW:
+            lines.extend(_network_lines(scenario, output))
+        elif item == STORAGE_ROW:
+            lines.append(_storage_line(output, row))
+        elif item != FACILITY_ROW:
+            lines.append(
+                _line("Other", item, row["detail"], quantity=row["quantity"], total_usd=row["total_usd"])
+            )
+    if output.get("network") and not any(line["category"] == "Network" for line in lines):
+        lines.extend(_network_lines(scenario, output))
+    lines.extend(_facility_lines(result, scenario))
+    return lines
+
+
+def bom_total_usd(lines: list[dict[str, Any]]) -> float:
+    """The sum of the extended prices (lines priced inside another line have none)."""
+    return sum(line["total_usd"] for line in lines if isinstance(line.get("total_usd"), int | float))

@@ -1,0 +1,239 @@
+"""Sensitivity of the headline figures: TCO, training time and the cost of the run when one driver moves ±20 %.
+
+Electricity price, utilisation and PUE are engine inputs, so each variant re-runs the engine
+(`planner.engine.api.estimate`) on a copy of the stored payload with that one input changed. Model FLOPs
+utilisation (MFU) is an engine *result*: the engine has no input that scales its efficiency, so the MFU rows scale
+the baseline's time-bound figures instead: at MFU × (1 ± s) the same FLOPs take 1 / (1 ± s) as long (days,
+GPU-hours and the run's cost; the TCO over the life does not depend on speed, `uncertainty.tco`).
+
+The baseline is the stored payload re-run with today's engine, so every variant differs from it by one input only;
+when that re-run differs from the stored result (engine changed since), the table says so.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from planner.engine.api import estimate
+from planner.engine.errors import SpecError
+from planner.reports import formatting as f
+
+#: The move of each driver: ±20 % of its baseline value (issue #6).
+STEP_FRACTION = 0.2
+#: Input limits of the engine (planner/engine/parse.py): PUE ≥ 1.0, 0 < utilisation ≤ 1.0.
+PUE_MIN = 1.0
+UTILIZATION_MAX = 1.0
+ENGINE_RERUN = "engine re-run"
+MFU_SCALED = "scaled: time × 1/(1 ± 20 %)"
+
+
+@dataclass(frozen=True)
+class SensitivityRow:
+    factor: str
+    change: float
+    input_text: str
+    days: float | None
+    tco_usd: float | None
+    run_cost_usd: float | None
+    days_change: float | None = None
+    tco_change: float | None = None
+    method: str = ENGINE_RERUN
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SensitivityTable:
+    baseline: SensitivityRow
+    rows: list[SensitivityRow]
+    notes: list[str] = field(default_factory=list)
+    baseline_matches_result: bool = True
+
+    @property
+    def all_rows(self) -> list[dict[str, Any]]:
+        """The baseline then every variant, as dicts for the shared columns (SENSITIVITY_COLUMNS)."""
+        return [self.baseline.as_dict(), *(row.as_dict() for row in self.rows)]
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _days(output: dict[str, Any]) -> float | None:
+    return _get(output, "time", "days") or _get(output, "job", "days")
+
+
+def _relative(value: float | None, base: float | None) -> float | None:
+    if value is None or base is None or base == 0:
+        return None
+    return value / base - 1
+
+
+@dataclass(frozen=True)
+class _Driver:
+    """One engine input to move: its label, how to read its baseline, and how to set it on a payload."""
+
+    factor: str
+    unit: str
+    read: Callable[[dict[str, Any], dict[str, Any]], float | None]
+    write: Callable[[dict[str, Any], float], None]
+    low: float | None = None
+    high: float | None = None
+    fmt: Callable[[Any], str] = f.sig
+
+
+def _set_economics(key: str) -> Callable[[dict[str, Any], float], None]:
+    def write(payload: dict[str, Any], value: float) -> None:
+        payload.setdefault("economics", {})[key] = value
+
+    return write
+
+
+def _set_pue(payload: dict[str, Any], value: float) -> None:
+    """The cooling object's PUE when the scenario names a cooling technology, else the cluster's."""
+    cluster = payload["cluster"]
+    if isinstance(cluster.get("cooling"), dict):
+        cluster["cooling"]["pue"] = value
+    else:
+        cluster["pue"] = value
+
+
+DRIVERS: tuple[_Driver, ...] = (
+    _Driver(
+        "Electricity price",
+        "USD/kWh",
+        lambda p, o: _get(p, "economics", "electricity_usd_per_kwh"),
+        _set_economics("electricity_usd_per_kwh"),
+    ),
+    _Driver(
+        "Utilisation",
+        "",
+        lambda p, o: (
+            _get(p, "economics", "utilization") or _get(o, "assumptions", "economics.utilization", "value")
+        ),
+        _set_economics("utilization"),
+        high=UTILIZATION_MAX,
+        fmt=f.percent,
+    ),
+    _Driver("PUE", "", lambda p, o: _get(o, "power", "pue"), _set_pue, low=PUE_MIN),
+)
+
+
+def _clamped(driver: _Driver, value: float) -> tuple[float, str]:
+    if driver.low is not None and value < driver.low:
+        return driver.low, f"held at the engine's minimum {f.sig(driver.low)}"
+    if driver.high is not None and value > driver.high:
+        return driver.high, f"held at the engine's maximum {driver.fmt(driver.high)}"
+    return value, ""
+
+
+def _row_from(
+    factor: str,
+    change: float,
+    input_text: str,
+    output: dict[str, Any],
+    base: SensitivityRow | None,
+    note: str = "",
+) -> SensitivityRow:
+    days = _days(output)
+    tco = _get(output, "cost", "tco_usd")
+    run = _get(output, "cost", "run_cost_usd")
+    return SensitivityRow(
+        factor=factor,
+        change=change,
+        input_text=input_text,
+        days=days,
+        tco_usd=tco,
+        run_cost_usd=run,
+        days_change=_relative(days, base.days) if base else None,
+        tco_change=_relative(tco, base.tco_usd) if base else None,
+        note=note,
+    )
+
+
+def _driver_rows(
+    driver: _Driver, payload: dict[str, Any], base: SensitivityRow, base_out: dict[str, Any]
+) -> list[SensitivityRow]:
+    value = driver.read(payload, base_out)
+    if value is None:
+        return []
+    rows = []
+    for change in (-STEP_FRACTION, STEP_FRACTION):
+        moved, note = _clamped(driver, value * (1 + change))
+        variant = copy.deepcopy(payload)
+        driver.write(variant, moved)
+        text = f.with_unit(driver.fmt(moved), driver.unit)
+        try:
+            output = estimate(variant)
+        except SpecError as error:
+            rows.append(
+                SensitivityRow(driver.factor, change, text, None, None, None, note=f"engine refused: {error}")
+            )
+            continue
+        rows.append(_row_from(driver.factor, change, text, output, base, note))
+    return rows
+
+
+def _mfu_rows(base_out: dict[str, Any], base: SensitivityRow) -> list[SensitivityRow]:
+    """MFU × (1 ± s): the run takes 1/(1 ± s) as long; the TCO over the life is unchanged."""
+    mfu = _get(base_out, "time", "mfu")
+    if mfu is None or base.days is None:
+        return []
+    rows = []
+    for change in (-STEP_FRACTION, STEP_FRACTION):
+        time_factor = 1 / (1 + change)
+        run = base.run_cost_usd * time_factor if base.run_cost_usd is not None else None
+        rows.append(
+            SensitivityRow(
+                factor="Model FLOPs utilisation (MFU)",
+                change=change,
+                input_text=f.percent(mfu * (1 + change)),
+                days=base.days * time_factor,
+                tco_usd=base.tco_usd,
+                run_cost_usd=run,
+                days_change=time_factor - 1,
+                tco_change=0.0 if base.tco_usd is not None else None,
+                method=MFU_SCALED,
+            )
+        )
+    return rows
+
+
+def sensitivity_table(*, payload: dict[str, Any], output: dict[str, Any]) -> SensitivityTable:
+    """Baseline (stored payload, today's engine) and each driver at −20 % and +20 %."""
+    try:
+        base_out = estimate(copy.deepcopy(payload))
+    except SpecError as error:
+        base = _row_from(
+            "Baseline", 0.0, "as planned", output, None, note=f"engine refused a re-run: {error}"
+        )
+        return SensitivityTable(
+            base, [], [f"The stored inputs no longer run on today's engine: {error}"], False
+        )
+    base = _row_from("Baseline", 0.0, "as planned", base_out, None)
+    matches = base.days == _days(output) and base.tco_usd == _get(output, "cost", "tco_usd")
+    rows = _mfu_rows(base_out, base)
+    for driver in DRIVERS:
+        rows.extend(_driver_rows(driver, payload, base, base_out))
+    notes = [
+        "Electricity, utilisation and PUE: the engine re-run with that one input moved; "
+        "MFU: the engine has no efficiency input, so time, GPU-hours and the run's cost are scaled by 1/(1 ± 20 %) "
+        "and the TCO over the life, which does not depend on speed, is unchanged."
+    ]
+    if not matches:
+        notes.append(
+            f"Today's engine gives {f.days(base.days)} and a TCO of {f.usd(base.tco_usd)} for the stored inputs "
+            f"(stored result: {f.days(_days(output))}, {f.usd(_get(output, 'cost', 'tco_usd'))}); "
+            "the changes are measured from today's figures."
+        )
+    notes += [f"{row.factor} {'+' if row.change > 0 else '−'}20 %: {row.note}" for row in rows if row.note]
+    return SensitivityTable(base, rows, notes, matches)

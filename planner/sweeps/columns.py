@@ -1,0 +1,61 @@
+"""Columns of a sweep configuration, declared once (key, header, unit, getter, formatter, better) for the sweep
+page's tables and the sweep CSV export (planner/reports). Rows are the dicts of a result's ranked lists or of
+selectors.sweep_row_dicts: the getters only read keys, they never compute a figure."""
+
+from __future__ import annotations
+
+from operator import itemgetter
+
+from planner.reports import formatting as f
+from planner.reports.columns import Column
+
+
+def _int(value: object) -> str:
+    return f.number(value, 0)
+
+
+def _sig3(value: object) -> str:
+    return f.sig(value, 3)
+
+
+def _sig4(value: object) -> str:
+    return f.sig(value, 4)
+
+
+def _col(key: str, header: str, formatter=f.text, unit: str = "", better=None) -> Column:  # noqa: ANN001
+    return Column(key, header, itemgetter(key), formatter, unit, better, group="Sweep")
+
+
+#: The cluster and its layout.
+CONFIG_COLUMNS: tuple[Column, ...] = (
+    _col("gpu_label", "GPU model"),
+    _col("nodes", "Nodes", _int),
+    _col("gpus", "GPUs", _int),
+    _col("tp", "TP", _int),
+    _col("pp", "PP", _int),
+    _col("dp", "DP", _int),
+    _col("cp", "CP", _int),
+    _col("ep", "EP", _int),
+    _col("virtual_stages", "Virtual stages", _int),
+    _col("micro_batch", "Micro-batch", _int, "sequences"),
+    _col("zero_stage", "ZeRO", _int),
+    _col("recompute", "Recompute"),
+)
+#: The engine's figures for that configuration.
+FIGURE_COLUMNS: tuple[Column, ...] = (
+    _col("feasible", "Fits in memory", f.yes_no),
+    _col("per_gpu_gib", "Memory per GPU", _sig3, "GiB", "min"),
+    _col("step_s", "Step time", _sig3, "s", "min"),
+    _col("mfu", "MFU", f.percent, "", "max"),
+    _col("days", "Training time", _sig3, "days", "min"),
+    _col("tco_usd", "TCO", f.usd, "USD", "min"),
+    _col("capex_usd", "Capex", f.usd, "USD", "min"),
+    _col("run_cost_usd", "Cost of the run", f.usd, "USD", "min"),
+    _col("energy_mwh", "Energy of the run", _sig4, "MWh", "min"),
+    _col("facility_mw", "Facility power", _sig3, "MW", "min"),
+    _col("racks", "Racks", _int, "", "min"),
+)
+#: Every column of one evaluated configuration, in export order.
+SWEEP_COLUMNS: tuple[Column, ...] = CONFIG_COLUMNS + FIGURE_COLUMNS
+#: The ranked tables on the sweep page (feasibility is implied: ranked rows all fit).
+TABLE_COLUMNS: tuple[Column, ...] = CONFIG_COLUMNS + tuple(c for c in FIGURE_COLUMNS if c.key != "feasible")

@@ -1,0 +1,43 @@
+"""Sweep settings, read from django.conf.settings with these defaults (the lead lists them in settings.py and
+.env.example)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from planner.engine.sweep import CHUNK_CONFIGS_DEFAULT
+
+DEFAULTS: dict[str, Any] = {
+    # Largest sweep accepted, in configurations of the space (issue #5: 50 million).
+    "SWEEP_MAX_CONFIGS": 50_000_000,
+    # Pending or running sweeps one user may have at a time.
+    "SWEEP_MAX_RUNNING_PER_USER": 2,
+    # Configurations of the space per chunk (one Celery task each).
+    "SWEEP_CHUNK_CONFIGS": CHUNK_CONFIGS_DEFAULT,
+    # Hard time limit of one chunk task; the soft limit is SWEEP_CHUNK_SOFT_MARGIN_S earlier.
+    "SWEEP_CHUNK_TIME_LIMIT_S": 600,
+    "SWEEP_CHUNK_SOFT_MARGIN_S": 30,
+    # A running claim older than this is taken over by another delivery of the same chunk (None: the hard
+    # time limit + 60 s, after which the first worker has certainly stopped).
+    "SWEEP_CLAIM_STALE_S": None,
+    # Celery queue of the chunk tasks ("" = the default queue), e.g. to run dedicated sweep workers.
+    "SWEEP_QUEUE": "",
+    # Retries of a chunk after a database error (connection lost, SQLite busy).
+    "SWEEP_CHUNK_MAX_RETRIES": 3,
+}
+
+
+def value(name: str) -> Any:
+    return getattr(settings, name, DEFAULTS[name])
+
+
+def claim_stale_s() -> float:
+    stale = value("SWEEP_CLAIM_STALE_S")
+    return float(stale) if stale is not None else float(value("SWEEP_CHUNK_TIME_LIMIT_S")) + 60.0
+
+
+def queue_options() -> dict[str, str]:
+    queue = value("SWEEP_QUEUE")
+    return {"queue": queue} if queue else {}

@@ -1,0 +1,319 @@
+"""Write side of sweeps: create (plan, limits, rows, enqueue on commit), run one chunk (claim with a conditional
+UPDATE, evaluate, store, count once), fail, cancel, and open a configuration as a scenario.
+
+Exactly-once accounting without locks held during evaluation:
+* a chunk is CLAIMED by `UPDATE ... SET status='running', claim_token=<new> WHERE status='pending'` (or a
+  running claim that is stale, or one this delivery may take over: a broker redelivery after a lost worker);
+* its results are stored and the chunk flipped to done by `UPDATE ... WHERE status='running' AND
+  claim_token=<mine>`, and only when that flip changed a row are the run's counters incremented (F()
+  expressions, same transaction), so a chunk delivered twice, or taken over, is counted once;
+* the transaction whose increment makes chunks_done == chunks_total (it holds the run's row lock until commit)
+  merges the stored chunk summaries and marks the run done: exactly one does.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from time import perf_counter
+from typing import Any
+
+from celery import group
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from planner import services as planner_services
+from planner.engine import sweep as engine_sweep
+from planner.engine.layout import RECOMPUTE_NAMES
+from planner.engine.version import ENGINE_VERSION
+from planner.models import ParallelismMode, Scenario
+from planner.sweeps import conf
+from planner.sweeps.adapters import SweepInputs, scenario_on_gpu, spec_from_scenario
+from planner.sweeps.models import (
+    ACTIVE_STATUSES,
+    OUTSTANDING_CHUNK_STATUSES,
+    ChunkStatus,
+    SweepChunk,
+    SweepRun,
+    SweepStatus,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Longest error text kept on a run.
+ERROR_MAX_CHARS = 2000
+
+
+class SweepRefused(Exception):
+    """A sweep (or an action on one) the limits or its state do not allow; `field` names the form field."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+@dataclass(frozen=True)
+class ChunkOutcome:
+    """What one delivery of a chunk task did: "done", "finished_run", "skipped" or "busy" (retry later)."""
+
+    state: str
+    retry_in_s: float | None = None
+
+
+# --- create -----------------------------------------------------------------------------------------------
+
+
+def sweep_create_from_scenario(*, owner: AbstractBaseUser, scenario: Scenario, inputs: SweepInputs) -> SweepRun:
+    """Build the spec from a scenario and the sweep form, then create the sweep (SpecError / SweepRefused)."""
+    spec = spec_from_scenario(scenario, inputs)
+    return sweep_create(owner=owner, scenario=scenario, spec=spec, name=inputs.name)
+
+
+def sweep_create(
+    *, owner: AbstractBaseUser, scenario: Scenario | None, spec: dict[str, Any], name: str = ""
+) -> SweepRun:
+    """Validate and plan `spec`, refuse it above SWEEP_MAX_CONFIGS or past the user's running limit, write the
+    run and its chunks in one transaction and queue one task per chunk when it commits."""
+    plan = engine_sweep.plan_sweep(spec, chunk_configs=int(conf.value("SWEEP_CHUNK_CONFIGS")))
+    limit = int(conf.value("SWEEP_MAX_CONFIGS"))
+    if plan.total_configs > limit:
+        raise SweepRefused(engine_sweep.size_message(plan, spec, limit), field="nodes")
+    if plan.total_configs == 0:
+        raise SweepRefused("This sweep has no configuration to evaluate.", field="nodes")
+    default_name = f"Sweep of {scenario.name}" if scenario is not None else "Sweep"
+    with transaction.atomic():
+        # Write first (SQLite takes its write lock here), then serialise this user's creates on the user row
+        # (PostgreSQL) and count: a concurrent create commits before we count, so the limit holds.
+        run = SweepRun.objects.create(
+            owner=owner,
+            scenario=scenario,
+            name=(name or default_name)[: SweepRun._meta.get_field("name").max_length],
+            spec=spec,
+            total_configs=plan.total_configs,
+            chunks_total=len(plan.chunks),
+            engine_version=ENGINE_VERSION,
+            timings={"plan_s": plan.plan_s},
+        )
+        list(get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk", flat=True))
+        active = SweepRun.objects.filter(owner=owner, status__in=ACTIVE_STATUSES).count()
+        allowed = int(conf.value("SWEEP_MAX_RUNNING_PER_USER"))
+        if active > allowed:
+            raise SweepRefused(
+                f"You already have {active - 1} sweep{'s' if active - 1 != 1 else ''} waiting or running; the "
+                f"limit is {allowed}. Wait for one to finish or cancel it, then start this one."
+            )
+        SweepChunk.objects.bulk_create(
+            [SweepChunk(run=run, index=c["index"], pieces=c["pieces"], size=c["size"]) for c in plan.chunks],
+            batch_size=500,
+        )
+        transaction.on_commit(lambda: _enqueue(run.pk, len(plan.chunks)))
+    return run
+
+
+def _enqueue(run_id: int, chunks: int) -> None:
+    """One Celery task per chunk, as a group (workers take them in parallel). In eager mode this runs them."""
+    from planner.sweeps.tasks import sweep_chunk
+
+    started = perf_counter()
+    try:
+        group(sweep_chunk.si(run_id, i) for i in range(chunks)).apply_async(**conf.queue_options())
+    except Exception as exc:  # the broker is unreachable: say so on the run instead of leaving it pending
+        logger.exception("sweep %s: could not queue its chunks", run_id)
+        _fail_run(run_id, f"Could not queue the sweep's tasks (is the Celery broker running?): {exc}")
+        return
+    SweepRun.objects.filter(pk=run_id).update(enqueue_s=perf_counter() - started)
+
+
+# --- one chunk ----------------------------------------------------------------------------------------------
+
+
+def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool = False) -> ChunkOutcome:
+    """Claim chunk `index` of run `run_id`, evaluate it, store its rows and summary and count it once.
+    `takeover`: this delivery may take over a fresh running claim (a broker redelivery or our own retry)."""
+    now = timezone.now()
+    stale_s = conf.claim_stale_s()
+    token = uuid.uuid4().hex
+    claim = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RUNNING, claimed_at__lt=now - timedelta(seconds=stale_s))
+    if takeover:
+        claim |= Q(status=ChunkStatus.RUNNING)
+    claimed = (
+        SweepChunk.objects.filter(claim, run_id=run_id, index=index, run__status__in=ACTIVE_STATUSES)
+        .update(
+            status=ChunkStatus.RUNNING,
+            claim_token=token,
+            claimed_at=now,
+            claimed_by=worker[:200],
+            attempts=F("attempts") + 1,
+        )
+    )
+    if not claimed:
+        return _unclaimed(run_id, index, now, stale_s)
+    SweepRun.objects.filter(pk=run_id, status=SweepStatus.PENDING).update(status=SweepStatus.RUNNING, started_at=now)
+    spec = SweepRun.objects.values_list("spec", flat=True).get(pk=run_id)
+    pieces, size = SweepChunk.objects.values_list("pieces", "size").get(run_id=run_id, index=index)
+    result = engine_sweep.evaluate_chunk(spec, {"index": index, "pieces": pieces, "size": size})
+    started = perf_counter()
+    summary = engine_sweep.summarize_chunk(result.rows, spec, index, result.enumerated)
+    blob = engine_sweep.pack_rows(result.rows)
+    with transaction.atomic():
+        flipped = SweepChunk.objects.filter(
+            run_id=run_id, index=index, status=ChunkStatus.RUNNING, claim_token=token
+        ).update(
+            status=ChunkStatus.DONE,
+            rows=blob,
+            summary=summary,
+            evaluated=result.evaluated,
+            feasible=summary["feasible"],
+            finished_at=timezone.now(),
+            evaluate_s=result.evaluate_s,
+            store_s=perf_counter() - started,
+        )
+        if not flipped:  # cancelled, failed or taken over meanwhile: this delivery's work is not counted
+            return ChunkOutcome("skipped")
+        SweepRun.objects.filter(pk=run_id).update(
+            chunks_done=F("chunks_done") + 1,
+            enumerated_configs=F("enumerated_configs") + result.enumerated,
+            evaluated_configs=F("evaluated_configs") + result.evaluated,
+            feasible_configs=F("feasible_configs") + summary["feasible"],
+            evaluate_s=F("evaluate_s") + result.evaluate_s,
+            store_s=F("store_s") + (perf_counter() - started),
+        )
+        state = SweepRun.objects.values("status", "chunks_done", "chunks_total", "timings").get(pk=run_id)
+        if state["status"] == SweepStatus.RUNNING and state["chunks_done"] == state["chunks_total"]:
+            _finish(run_id, spec, state["timings"], SweepStatus.DONE)
+            return ChunkOutcome("finished_run")
+    return ChunkOutcome("done")
+
+
+def _unclaimed(run_id: int, index: int, now: Any, stale_s: float) -> ChunkOutcome:
+    """Why a claim failed: done/cancelled/failed (nothing to do) or a fresh claim elsewhere (retry later)."""
+    row = (
+        SweepChunk.objects.filter(run_id=run_id, index=index)
+        .values("status", "claimed_at", "run__status")
+        .first()
+    )
+    if row is None or row["status"] != ChunkStatus.RUNNING or row["run__status"] not in ACTIVE_STATUSES:
+        return ChunkOutcome("skipped")
+    wait_s = (row["claimed_at"] + timedelta(seconds=stale_s) - now).total_seconds()
+    return ChunkOutcome("busy", retry_in_s=max(1.0, wait_s + 1.0))
+
+
+def _merged(run_id: int, spec: dict[str, Any]) -> dict[str, Any]:
+    summaries = (
+        SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.DONE)
+        .order_by("index")
+        .values_list("summary", flat=True)
+    )
+    return engine_sweep.merge_summaries(summaries.iterator(chunk_size=200), spec)
+
+
+def _finish(run_id: int, spec: dict[str, Any], timings: dict[str, Any], status: str) -> None:
+    """Merge the stored chunks into the run's result (inside the caller's transaction)."""
+    started = perf_counter()
+    result = _merged(run_id, spec)
+    SweepRun.objects.filter(pk=run_id).update(
+        status=status,
+        result=result,
+        finished_at=timezone.now(),
+        timings={**(timings or {}), "merge_s": perf_counter() - started},
+    )
+
+
+def sweep_chunk_fail(*, run_id: int, index: int, error: str) -> bool:
+    """A chunk raised: the chunk and the run are failed with the error, outstanding chunks stop. True when this
+    call failed the run (a run already finished or cancelled is left alone)."""
+    with transaction.atomic():
+        SweepChunk.objects.filter(run_id=run_id, index=index, status=ChunkStatus.RUNNING).update(
+            status=ChunkStatus.FAILED, finished_at=timezone.now()
+        )
+        return _fail_run(run_id, f"Chunk {index} failed: {error}")
+
+
+def _fail_run(run_id: int, error: str) -> bool:
+    with transaction.atomic():
+        failed = SweepRun.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(
+            status=SweepStatus.FAILED, error=error[:ERROR_MAX_CHARS], finished_at=timezone.now()
+        )
+        if failed:
+            SweepChunk.objects.filter(run_id=run_id, status__in=OUTSTANDING_CHUNK_STATUSES).update(
+                status=ChunkStatus.CANCELLED
+            )
+    return bool(failed)
+
+
+# --- cancel, open as scenario -------------------------------------------------------------------------------
+
+
+def sweep_cancel(*, run: SweepRun) -> bool:
+    """Stop a waiting or running sweep: outstanding chunks are cancelled (a chunk being evaluated is discarded
+    when it tries to store), finished chunks are kept and merged into the result. False when not active."""
+    with transaction.atomic():
+        cancelled = SweepRun.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).update(
+            status=SweepStatus.CANCELLED, finished_at=timezone.now()
+        )
+        if not cancelled:
+            return False
+        SweepChunk.objects.filter(run_id=run.pk, status__in=OUTSTANDING_CHUNK_STATUSES).update(
+            status=ChunkStatus.CANCELLED
+        )
+        timings = SweepRun.objects.values_list("timings", flat=True).get(pk=run.pk)
+        _finish(run.pk, run.spec, timings, SweepStatus.CANCELLED)
+    run.refresh_from_db()
+    return True
+
+
+def sweep_configuration(*, run: SweepRun, chunk: int, row: int) -> dict[str, Any]:
+    """One evaluated configuration of a finished chunk (GPU index, nodes, degrees, figures), or SweepRefused."""
+    blob = (
+        SweepChunk.objects.filter(run=run, index=chunk, status=ChunkStatus.DONE).values_list("rows", flat=True).first()
+    )
+    if blob is None:
+        raise SweepRefused("That configuration is not among the sweep's finished results.")
+    rows = engine_sweep.unpack_rows(blob)
+    if not 0 <= row < len(rows["gpu"]):
+        raise SweepRefused("That configuration is not among the sweep's finished results.")
+    return {key: rows[key][row].item() for key, _ in engine_sweep.ROW_COLUMNS}
+
+
+def sweep_open_scenario(*, run: SweepRun, owner: AbstractBaseUser, chunk: int, row: int) -> Scenario:
+    """A new scenario: the sweep's scenario on the row's GPU and node count with the row's layout set by hand
+    (evaluated and saved by the planning service, so its figures come from `estimate`)."""
+    from catalog.models import Gpu
+
+    source = run.scenario
+    if source is None:
+        raise SweepRefused("The scenario this sweep started from was deleted, so it cannot be copied.")
+    config = sweep_configuration(run=run, chunk=chunk, row=row)
+    if config["virtual_stages"] != 1:
+        raise SweepRefused(
+            "This layout uses an interleaved pipeline (virtual stages > 1), which a scenario cannot store yet."
+        )
+    entry = run.spec["gpus"][config["gpu"]]
+    gpu = Gpu.objects.filter(pk=entry.get("catalog_id")).first()
+    if gpu is None:
+        raise SweepRefused(f"The GPU {entry['label']} is no longer in the catalog.")
+    copy = scenario_on_gpu(source, gpu)
+    inputs = {name: getattr(copy, name) for name in planner_services.CLONED_FIELDS}
+    inputs.update(
+        nodes=config["nodes"],
+        precision=run.spec["base"]["workload"].get("precision", source.precision),
+        parallelism_mode=ParallelismMode.MANUAL,
+        tp=config["tp"],
+        pp=config["pp"],
+        dp=config["dp"],
+        cp=config["cp"],
+        ep=config["ep"],
+        zero_stage=config["zero_stage"],
+        recompute=RECOMPUTE_NAMES[config["recompute"]],
+        micro_batch=config["micro_batch"],
+    )
+    label = f"{gpu.model} × {config['nodes']} nodes, TP{config['tp']} PP{config['pp']} DP{config['dp']}"
+    inputs["name"] = f"{label} (from {run.name})"[: Scenario._meta.get_field("name").max_length]
+    inputs["notes"] = f"Opened from sweep “{run.name}” (configuration {chunk}:{row})."
+    return planner_services.scenario_create(owner=owner, inputs=inputs)

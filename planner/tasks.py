@@ -1,0 +1,3 @@
+"""Celery tasks of the planner app (autodiscovered by planner/celery.py); each takes ids and calls one service."""
+
+from planner.sweeps.tasks import sweep_chunk  # noqa: F401

@@ -1,0 +1,172 @@
+"""Every URL in the URLconf, walked: anonymous visitors get a redirect to a login page, 401, 403, 404 or 405
+everywhere except an explicit list of public pages, and another user reaching for alice's scenario, result or
+share link gets 404. No answer to anyone but alice contains her scenario's name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
+from django.urls.resolvers import RegexPattern, RoutePattern
+
+from planner import services
+from tests.planner.conftest import load_catalog, make_scenario
+
+pytestmark = pytest.mark.django_db
+
+SECRET_NAME = "Alice secret plan 7f3a"
+CATALOG_ID = "nvidia_h100_sxm5_80gb"
+#: URL names anyone may open: they show no user's data.
+PUBLIC = {
+    "login",
+    "logout",
+    "signup",
+    "healthz",
+    "share_view",  # with a bad token: 404 (the test uses one), a good token is the owner's choice to share
+    "api_schema",
+    "api_docs",
+    "api_token",  # answers 400 to wrong credentials
+    "admin:login",
+    "admin:logout",
+}
+ANONYMOUS_OK = {401, 403, 404, 405}
+METHODS = ("get", "post")
+
+
+@dataclass(frozen=True)
+class Url:
+    name: str
+    path: str
+    params: frozenset[str]
+
+
+@pytest.fixture
+def world(alice) -> dict[str, str]:
+    """Alice's scenario with its result and an active share link; samples for every URL parameter."""
+    load_catalog()
+    scenario = make_scenario(alice, name=SECRET_NAME)
+    link = services.share_link_create(scenario=scenario)
+    samples = {
+        "int:pk": str(scenario.pk),
+        "int:result_id": str(scenario.latest_result_id),
+        "int:link_id": str(link.pk),
+        "str:token": "not-a-share-token",
+        "str:gpu_id": CATALOG_ID,
+        "path:object_id": "1",
+        "path:content_type_id": "1",
+        ":id": "1",
+        "drf_format_suffix:format": ".json",
+        "re:pk": CATALOG_ID,
+        "re:format": "json",
+        "re:app_label": "planner",
+        "re:url": "no-such-admin-page/",
+    }
+    return samples
+
+
+def _route_path(pattern: RoutePattern, samples: dict[str, str]) -> str:
+    def fill(match: re.Match) -> str:
+        converter, name = match.group(1) or "", match.group(2)
+        key = f"{converter}:{name}"
+        assert key in samples, f"add a sample value for <{key}> to this test"
+        return samples[key]
+
+    return re.sub(r"<(?:(\w+):)?(\w+)>", fill, str(pattern))
+
+
+def _regex_path(pattern: RegexPattern, samples: dict[str, str]) -> str:
+    def fill(match: re.Match) -> str:
+        key = f"re:{match.group(1)}"
+        assert key in samples, f"add a sample value for (?P<{match.group(1)}>) to this test"
+        return samples[key]
+
+    text = re.sub(r"\(\?P<(\w+)>[^)]*\)", fill, str(pattern))
+    return text.replace("^", "").replace("$", "").replace("/?", "/").replace("\\.", ".")
+
+
+def _params(pattern: RoutePattern | RegexPattern) -> set[str]:
+    if isinstance(pattern, RegexPattern):
+        return set(pattern.regex.groupindex)
+    return set(pattern.converters)
+
+
+def urls(samples: dict[str, str], patterns=None, prefix: str = "/", namespace: str = "") -> Iterator[Url]:
+    """Every URL of the URLconf as a concrete path (with sample parameters) and its full name."""
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        fill = _regex_path if isinstance(entry.pattern, RegexPattern) else _route_path
+        part = fill(entry.pattern, samples)
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            yield from urls(samples, entry.url_patterns, prefix + part, inner)
+        elif isinstance(entry, URLPattern):
+            name = f"{namespace}{entry.name}" if entry.name else f"{namespace}<unnamed {entry.pattern}>"
+            yield Url(name=name, path=prefix + part, params=frozenset(_params(entry.pattern)))
+
+
+def _redirects_to_login(response) -> bool:
+    login_paths = {reverse(settings.LOGIN_URL), reverse("admin:login")}
+    return response.status_code == 302 and response["Location"].split("?")[0] in login_paths
+
+
+def test_the_walk_covers_every_url(world):
+    found = list(urls(world))
+    assert len(found) > 80
+    for url in found:
+        resolve(url.path.split("?")[0])  # every generated path routes somewhere
+    names = {u.name for u in found}
+    assert {"scenario_detail", "api_estimate", "api-catalog-gpus-detail", "admin:index"} <= names
+
+
+def test_anonymous_visitors_see_nothing_but_public_pages(world):
+    client = Client()
+    leaks = []
+    for url in urls(world):
+        for method in METHODS:
+            response = getattr(client, method)(url.path)
+            body = response.content.decode(errors="replace")
+            if SECRET_NAME in body:
+                leaks.append(f"{method.upper()} {url.path} shows alice's scenario")
+            if url.name in PUBLIC:
+                continue
+            if response.status_code not in ANONYMOUS_OK and not _redirects_to_login(response):
+                leaks.append(f"{method.upper()} {url.path} ({url.name}) -> {response.status_code}")
+    assert not leaks, "\n".join(leaks)
+
+
+def test_public_pages_answer_anonymous_visitors(world):
+    client = Client()
+    for name in ("login", "signup", "healthz", "api_schema", "api_docs", "admin:login"):
+        assert client.get(reverse(name)).status_code == 200, name
+    assert client.get(reverse("share_view", args=["not-a-share-token"])).status_code == 404
+
+
+def test_another_user_gets_404_for_alices_scenario_results_and_links(world, bob, alice):
+    owned = [u for u in urls(world) if not u.name.startswith("admin:") and {"pk"} <= u.params]
+    owned = [u for u in owned if not u.name.startswith("api-catalog")]
+    assert {u.name for u in owned} >= {"scenario_detail", "scenario_result", "scenario_delete", "share_revoke"}
+    client = Client()
+    client.force_login(bob)
+    problems = []
+    for url in owned:
+        for method in METHODS:
+            response = getattr(client, method)(url.path)
+            if response.status_code not in (404, 405) or SECRET_NAME in response.content.decode():
+                problems.append(f"bob {method.upper()} {url.path} ({url.name}) -> {response.status_code}")
+    assert not problems, "\n".join(problems)
+    owner = Client()
+    owner.force_login(alice)
+    assert SECRET_NAME in owner.get(reverse("scenario_detail", args=[world["int:pk"]])).content.decode()
+
+
+def test_a_non_staff_user_cannot_open_the_admin(world, bob):
+    client = Client()
+    client.force_login(bob)
+    for url in urls(world):
+        if url.name.startswith("admin:") and url.name not in PUBLIC:
+            response = client.get(url.path)
+            assert response.status_code in ANONYMOUS_OK or _redirects_to_login(response), url
