@@ -72,7 +72,8 @@ client.force_login(user)
 results_path = "/catalog/gpus/"
 try:
     from planner import services
-    from planner.forms import STARTERS, ScenarioForm
+    from planner.forms import ScenarioForm
+    from planner.starters import STARTERS
 
     data = {k: ("" if v is None else v) for k, v in STARTERS[0].initial.items()}
     form = ScenarioForm({**data, "name": "Load test plan"})

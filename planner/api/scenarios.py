@@ -27,7 +27,8 @@ from planner.api.base import ApiViewMixin
 from planner.api.errors import NON_FIELD_PATH, InvalidInput
 from planner.api.throttles import EstimateThrottle
 from planner.engine.errors import SpecError
-from planner.forms import DEFAULT_INITIAL, STARTERS_BY_KEY, ScenarioForm, initial_from_scenario
+from planner.forms import ScenarioForm, initial_from_scenario
+from planner.starters import DEFAULT_INITIAL, STARTERS_BY_KEY
 from planner.models import Scenario, ScenarioResult
 
 #: Optional body key naming a ready-made scenario to start from (planner.forms.STARTERS).

@@ -87,6 +87,7 @@ def _training(
         gpus_per_node=c.gpus_per_node,
         scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
         network=c.network,
+        efficiency_scale=sc.efficiency_scale,
     )
     lay = layout_for(sc.parallelism)
     mem = memory.memory_breakdown(sh, lay, num, hw)

@@ -12,9 +12,18 @@ DIRECTIONS = 2.0
 
 
 def hardware_for(
-    gpu: GpuSpec, precision: str, *, gpus_per_node: int, scaleout_bytes_per_s: float, network: NetworkSpec
+    gpu: GpuSpec,
+    precision: str,
+    *,
+    gpus_per_node: int,
+    scaleout_bytes_per_s: float,
+    network: NetworkSpec,
+    efficiency_scale: float = 1.0,
 ) -> Hardware:
-    """The GPU, its node and the scale-out fabric as the memory and time formulas see them."""
+    """The GPU, its node and the scale-out fabric as the memory and time formulas see them.
+
+    `efficiency_scale` multiplies the matmul ceiling: the user's statement of how far their framework's kernels
+    fall short of (or beat) the Megatron-LM-class efficiency the engine is validated on."""
     peak = gpu.peak_for(precision)
     assert peak is not None, "parse.py checks that the precision has a peak"
     return Hardware(
@@ -26,7 +35,7 @@ def hardware_for(
         scaleout_latency_s=network.latency_s,
         scaleout_efficiency=network.efficiency,
         gpus_per_node=float(gpus_per_node),
-        matmul_ceiling=efficiency.mamf_fraction(gpu_key(gpu)),
+        matmul_ceiling=efficiency.mamf_fraction(gpu_key(gpu)) * efficiency_scale,
     )
 
 

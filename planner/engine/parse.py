@@ -33,11 +33,14 @@ from planner.engine.scenario import Scenario
 from planner.engine.specs import PRECISIONS, GpuSpec, ModelSpec, ParallelismSpec
 from planner.engine.units import HOUR
 
+#: Upper bound of `workload.efficiency_scale`: the matmul ceiling times the scale stays a plausible fraction.
+MAX_EFFICIENCY_SCALE = 1.25
 TOP_KEYS = ("cluster", "workload", "economics", "search")
 WORKLOAD_KEYS = (
     "kind",
     "model",
     "tokens_b",
+    "efficiency_scale",
     "precision",
     "optimizer",
     "parallelism",
@@ -114,7 +117,16 @@ def parse(payload: Any, *, allow_search: bool = False) -> Scenario:
     elif kind == "inference":
         scenario = _inference(workload, scenario, problems, assumptions)
     elif kind == "job":
-        for key in ("model", "tokens_b", "precision", "optimizer", "parallelism", "serving", "goodput"):
+        for key in (
+            "model",
+            "tokens_b",
+            "efficiency_scale",
+            "precision",
+            "optimizer",
+            "parallelism",
+            "serving",
+            "goodput",
+        ):
             if workload.has(key):
                 workload.problem(key, "not used by kind 'job'")
         scenario = replace(scenario, job=_job(workload.child("job", JOB_KEYS, required=True), problems))
@@ -150,6 +162,16 @@ def _training(
 ) -> Scenario:
     model = parse_model(w, problems, assumptions)
     tokens_b = w.number("tokens_b", required=True, above=0)
+    efficiency_scale = w.number("efficiency_scale", default=1.0, above=0, maximum=MAX_EFFICIENCY_SCALE)
+    if not w.has("efficiency_scale"):
+        assume(
+            assumptions,
+            "workload.efficiency_scale",
+            1.0,
+            "fraction",
+            "achieved matmul efficiency as validated on Megatron-LM-class kernels (1.0); lower it for a "
+            "less optimised framework (GPT-NeoX on A100 ran about 0.7 of it, see `validate`)",
+        )
     precision = _precision(w, sc.cluster.gpu, assumptions)
     optimizer = w.string("optimizer", default=OPTIMIZER_DEFAULT, choices=OPTIMIZERS)
     if not w.has("optimizer"):
@@ -173,6 +195,7 @@ def _training(
         precision=precision or PRECISION_DEFAULT,
         optimizer=optimizer or OPTIMIZER_DEFAULT,
         parallelism=par or ParallelismSpec(),
+        efficiency_scale=efficiency_scale or 1.0,
     )
 
 

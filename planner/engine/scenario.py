@@ -45,6 +45,7 @@ class Scenario:
     tokens: float | None = None
     optimizer: str = "adam"
     parallelism: ParallelismSpec = field(default_factory=ParallelismSpec)
+    efficiency_scale: float = 1.0  # multiplies the achieved matmul efficiency (framework/kernel quality)
     serving: ServingSpec | None = None
     job: JobSpec | None = None
     economics: EconomicsSpec | None = None

@@ -134,6 +134,7 @@ def evaluate_layouts(sc: Scenario, sh: ModelShape, lay: Layout) -> dict[str, np.
         gpus_per_node=c.gpus_per_node,
         scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
         network=c.network,
+        efficiency_scale=sc.efficiency_scale,
     )
     mem = memory_breakdown(sh, lay, num, hw)
     br = step_breakdown(sh, lay, num, hw)

@@ -150,11 +150,35 @@ def test_the_400_explains_a_bad_tp_with_the_gpu_count(alice_api):
     assert any("divide" in m and "128" in m for m in messages), messages
 
 
-def test_inputs_that_overflow_a_figure_answer_400_not_500(alice_api):
-    """10^300 billion tokens passes every per-field check but no result is finite; JSON cannot say inf."""
+def test_absurd_token_counts_answer_400_not_500(alice_api):
     response = post_json(alice_api, contract_payload(workload={"tokens_b": 1e300}))
     assert response.status_code == 400, response.content
-    assert "not a finite number" in response.json()["errors"]["(input)"][0]
+    assert response.json()["errors"]
+
+
+def test_an_answer_that_overflows_is_a_400_naming_the_figure(alice_api, monkeypatch):
+    """Should valid-looking inputs ever drive a figure to infinity, JSON cannot carry it: 400, not a 500."""
+    from planner.engine import api
+
+    def overflowing(payload):
+        return {"engine_version": "x", "time": {"days": float("inf")}, "assumptions": {}, "warnings": []}
+
+    monkeypatch.setattr(api, "estimate", overflowing)
+    response = post_json(alice_api, contract_payload())
+    assert response.status_code == 400
+    assert "time.days is not a finite number" in response.json()["errors"]["(input)"][0]
+
+
+def test_an_arithmetic_error_in_the_engine_is_a_400(alice_api, monkeypatch):
+    from planner.engine import api
+
+    def dividing_by_zero(payload):
+        return 1 / 0
+
+    monkeypatch.setattr(api, "estimate", dividing_by_zero)
+    response = post_json(alice_api, contract_payload())
+    assert response.status_code == 400
+    assert "(input)" in response.json()["errors"]
 
 
 def test_non_finite_path_names_the_first_bad_figure():
