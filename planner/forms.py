@@ -521,6 +521,7 @@ class ScenarioForm(forms.Form):
                 "custom_gpu_bandwidth_tbs",
                 "custom_gpu_bf16_tflops",
                 "custom_gpu_tdp_w",
+                "custom_gpu_scaleup_gbs",
             ):
                 self._require(data, name, "Needed for a custom GPU.")
             for name in (

@@ -217,3 +217,4 @@ class ShareLink(models.Model):
 
 
 from planner.sweeps.models import SweepChunk, SweepRun  # noqa: E402,F401
+from planner.reports.models import *  # noqa: E402,F401,F403

@@ -14,10 +14,14 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
 if [ ! -f "$stamp" ]; then
-  echo "== Installing the project into .venv (first time takes a minute or two)"
-  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip 2>&1 | grep -v "is ignored: it is neither" || true
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 | grep -v "is ignored: it is neither" || true
-  .venv/bin/python -c 'import django, celery, plotly, pytest' || { echo "Installing the project failed." >&2; exit 1; }
+  echo "== Installing the project into .venv (first time takes a minute or two; log: var/install.log)"
+  mkdir -p var
+  if ! { .venv/bin/python -m pip install --disable-pip-version-check --upgrade pip \
+         && .venv/bin/python -m pip install --disable-pip-version-check -e '.[dev]'; } > var/install.log 2>&1; then
+    grep -v "is ignored: it is neither" var/install.log | tail -20 >&2
+    echo "Installing the project failed (full log: var/install.log)." >&2
+    exit 1
+  fi
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

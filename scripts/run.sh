@@ -14,8 +14,9 @@ $PY manage.py migrate --noinput -v 0
 $PY manage.py load_catalog
 $PY manage.py create_demo_user
 HOST="${HOST:-127.0.0.1}"; PORT="${PORT:-8000}"
-echo "== Starting the Celery worker and the web server on http://$HOST:$PORT (Ctrl-C stops both)"
-.venv/bin/celery -A planner.celery worker --loglevel=warning --concurrency="${CELERY_CONCURRENCY:-2}" &
+echo "== Starting the Celery worker and the web server (Ctrl-C stops both)"
+echo "   Open http://$HOST:$PORT/ and sign in with the demo account printed above"
+C_FORCE_ROOT=1 .venv/bin/celery -A planner.celery worker --loglevel=warning --without-mingle --without-gossip --concurrency="${CELERY_CONCURRENCY:-2}" &
 worker=$!
 $PY manage.py runserver "$HOST:$PORT" &
 web=$!

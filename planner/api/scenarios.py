@@ -151,7 +151,8 @@ def _field_schema(field: django_forms.Field) -> dict[str, Any]:
     elif isinstance(field, django_forms.IntegerField):
         schema = {"type": "integer"}
     elif isinstance(field, django_forms.ChoiceField):
-        schema = {"type": "string", "enum": _choice_keys(field.choices)}
+        keys = _choice_keys(field.choices)  # empty when the form fills the choices in at run time
+        schema = {"type": "string", "enum": keys} if keys else {"type": "string"}
     else:
         schema = {"type": "string"}
     help_text = " ".join(str(t) for t in (field.label, field.help_text) if t)

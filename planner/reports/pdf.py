@@ -29,7 +29,15 @@ from planner.reports.svg_charts import charts_svg
 ALLOWED_URL_SCHEMES = frozenset({"data"})
 NOT_SHARED = "not shared"
 #: Inputs the summary page repeats next to the budget (PAYLOAD_INPUT_ROWS keys): the prices and rates behind it.
-KEY_INPUT_KEYS = ("gpu_price_usd", "server_usd", "electricity", "colocation", "cloud_usd", "years", "utilization")
+KEY_INPUT_KEYS = (
+    "gpu_price_usd",
+    "server_usd",
+    "electricity",
+    "colocation",
+    "cloud_usd",
+    "years",
+    "utilization",
+)
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,8 @@ def _value_text(value: Any) -> str:
     if isinstance(value, bool):
         return f.yes_no(value)
     if isinstance(value, int | float):
-        return f.sig(value, 4)
+        text = f.sig(value, 4)
+        return text.rstrip("0").rstrip(".") if "." in text else text
     if isinstance(value, list | tuple):
         return "–".join(_value_text(v) for v in value)
     return f.text(value)
@@ -216,3 +225,59 @@ def comparison_pdf(*, scenarios: list[Scenario]) -> RenderedPdf:
     context = comparison_document(scenarios=scenarios)
     stem = "comparison-" + "-vs-".join(s.name[:24] for s in scenarios)
     return render_pdf("reports/comparison_pdf.html", context, filename=_filename(stem))
+
+
+#: Ranked configurations a sweep report lists: all of the primary objective's, the first few of the others.
+SWEEP_PRIMARY_ROWS = 20
+SWEEP_OTHER_ROWS = 5
+#: Figures of a ranked configuration the sweep report prints (keys of planner.sweeps.columns.TABLE_COLUMNS);
+#: the layout degrees are printed as one "TP · PP · DP …" column to fit a portrait page.
+SWEEP_FIGURE_KEYS = (
+    "per_gpu_gib",
+    "mfu",
+    "days",
+    "tco_usd",
+    "capex_usd",
+    "run_cost_usd",
+    "facility_mw",
+    "racks",
+)
+
+
+def _layout_of(row: dict[str, Any]) -> str:
+    parts = [f"TP {row['tp']}", f"PP {row['pp']}", f"DP {row['dp']}"]
+    parts += [f"{k.upper()} {row[k]}" for k in ("cp", "ep") if row.get(k, 1) != 1]
+    if row.get("virtual_stages", 1) != 1:
+        parts.append(f"VS {row['virtual_stages']}")
+    parts += [f"MB {row['micro_batch']}", f"ZeRO {row['zero_stage']}", str(row["recompute"])]
+    return " · ".join(parts)
+
+
+def sweep_document(*, run: Any, generated_at: datetime | None = None) -> dict[str, Any]:
+    """A finished (or cancelled) sweep: constraints, the Pareto chart, the top configurations, per-GPU bests."""
+    from planner.sweeps import columns as sweep_cols
+    from planner.sweeps import selectors as sweep_selectors
+
+    page = sweep_selectors.sweep_page(run=run)
+    figures = [c for c in sweep_cols.TABLE_COLUMNS if c.key in SWEEP_FIGURE_KEYS]
+    tables = []
+    for table in page.objective_tables:
+        limit = SWEEP_PRIMARY_ROWS if table["primary"] else SWEEP_OTHER_ROWS
+        rows = [{**row, "layout": _layout_of(row)} for row in table["rows"][:limit]]
+        tables.append({**table, "rows": rows})
+    return {
+        "run": run,
+        "page": page,
+        "spec": run.spec,
+        "result": run.result or {},
+        "tables": tables,
+        "figure_columns": figures,
+        "chart": _with_images([page.chart])[0] if page.chart else None,
+        "generated_at": generated_at or timezone.now(),
+    }
+
+
+def sweep_pdf(*, run: Any) -> RenderedPdf:
+    return render_pdf(
+        "reports/sweep_pdf.html", sweep_document(run=run), filename=_filename(f"sweep-{run.name}")
+    )

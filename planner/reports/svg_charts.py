@@ -23,11 +23,10 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import Formatter, MaxNLocator  # noqa: E402
 
-
 #: Chart size in the PDF: the A4 text block is 180 mm wide; matplotlib measures in inches (25.4 mm).
 MM_PER_INCH = 25.4
 CHART_WIDTH_MM = 170.0
-CHART_HEIGHT_MM = 78.0
+CHART_HEIGHT_MM = 70.0
 FONT_FAMILY = ["DejaVu Sans", "Liberation Sans", "sans-serif"]
 FONT_SIZE_PT = 8.5
 GRID_COLOR = "#e4e7ec"
@@ -56,12 +55,14 @@ RC_PARAMS: dict[str, Any] = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
-_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]+>")
+_RGBA = re.compile(r"rgba?\((\d+),(\d+),(\d+)(?:,([\d.]+))?\)")
 
 
 def _plain(text: Any) -> str:
     """Plotly label text -> plain text for matplotlib ("<br>" becomes a line break, "$" is not math)."""
-    return _TAG.sub("\n", str(text or "")).replace("$", r"\$")
+    return _TAG.sub("", _BREAK.sub("\n", str(text or ""))).replace("$", r"\$")
 
 
 def _get(data: Any, *keys: str) -> Any:
@@ -174,6 +175,17 @@ def _error(trace: dict[str, Any], values: list[float]) -> list[list[float]] | No
     return [_numbers(minus), _numbers(plus)]
 
 
+def _color(value: Any) -> Any:
+    """A Plotly colour for matplotlib: "#1f5fbf" and names pass, "rgba(r,g,b,a)" becomes a tuple."""
+    if not isinstance(value, str):
+        return None
+    match = _RGBA.fullmatch(value.replace(" ", ""))
+    if match is None:
+        return value
+    r, g, b = (int(match[i]) / 255 for i in (1, 2, 3))
+    return (r, g, b, float(match[4]) if match[4] is not None else 1.0)
+
+
 def _scatters(ax: Axes, traces: list[dict[str, Any]], categories: _Categories, horizontal: bool) -> None:
     for trace in traces:
         if trace.get("type") != "scatter":
@@ -183,14 +195,20 @@ def _scatters(ax: Axes, traces: list[dict[str, Any]], categories: _Categories, h
         x_pos = [float(v) for v in xs] if all(_is_number(v) for v in xs) else categories.positions(xs)
         line = trace.get("line") or {}
         marker = trace.get("marker") or {}
-        color = line.get("color") or marker.get("color")
+        color = _color(line.get("color")) or _color(marker.get("color"))
+        face = _color(marker.get("color")) or color
+        edge = _color(_get(marker, "line", "color")) or face
         ax.plot(
             x_pos,
             ys,
             linestyle=DASHES.get(line.get("dash", "solid"), "-") if "lines" in mode else "none",
+            drawstyle="steps-post" if line.get("shape") == "hv" else "default",
             linewidth=float(line.get("width", 2)) * 0.75,
             marker="o" if "markers" in mode else None,
             markersize=float(marker.get("size", 6)) * 0.6,
+            markerfacecolor=face,
+            markeredgecolor=edge,
+            alpha=float(marker.get("opacity", 1.0)) if "lines" not in mode else None,
             color=color,
             label=_plain(trace.get("name", "")),
         )

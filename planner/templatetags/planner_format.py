@@ -140,5 +140,6 @@ def plain(value: Any) -> str:
     if isinstance(value, bool) or value is None or value == "":
         return f.MISSING if value in (None, "") else f.yes_no(value)
     if isinstance(value, int | float):
-        return f.sig(value, 6)
+        text = f.sig(value, 6)
+        return text.rstrip("0").rstrip(".") if "." in text else text
     return str(value)

@@ -18,6 +18,7 @@ from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from planner.api.catalog import CATALOG_MODELS
 from tests.api.conftest import make_gpu
+from tests.planner.conftest import load_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -88,13 +89,18 @@ def _fuzz(operation: Any, mode: GenerationMode, headers: dict[str, str], example
 
 
 #: Fuzzed in groups (by path prefix) so that pytest-xdist spreads them over its workers.
-FUZZ_GROUPS = [f"/api/catalog/{name}/" for name in CATALOG_ENDPOINTS] + ["/api/estimate/", "/api/token/"]
+FUZZ_GROUPS = [f"/api/catalog/{name}/" for name in CATALOG_ENDPOINTS] + [
+    "/api/estimate/",
+    "/api/token/",
+    "/api/scenarios/",
+]
 
 
 @pytest.mark.parametrize("prefix", FUZZ_GROUPS)
 def test_fuzzing_the_api_finds_no_server_error_and_no_answer_off_schema(staff, prefix):
     """Staff's token, so writes reach validation and succeed; positive examples for every operation and
     negative (schema-violating) examples for every operation that takes input."""
+    load_catalog()  # the scenario form's defaults name catalog rows
     make_gpu(id="a")  # an id the generated retrieve/update/delete examples can hit besides absent ones
     schema = schemathesis.openapi.from_wsgi(SCHEMA_URL, get_wsgi_application())
     headers = {"Authorization": f"Token {Token.objects.create(user=staff).key}"}

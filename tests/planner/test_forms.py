@@ -100,6 +100,7 @@ BAD_INPUTS = [
             "custom_gpu_bandwidth_tbs": 4,
             "custom_gpu_bf16_tflops": 1000,
             "custom_gpu_tdp_w": 800,
+            "custom_gpu_scaleup_gbs": 900,
         },
         "server_price_usd",
         "type the price of one node",
@@ -176,6 +177,7 @@ def test_custom_gpu_numbers_become_a_contract_gpu_object(catalog):
             custom_gpu_bandwidth_tbs=4.0,
             custom_gpu_bf16_tflops=1200,
             custom_gpu_tdp_w=800,
+            custom_gpu_scaleup_gbs=900,
             custom_gpu_price_usd=30_000,
             cloud_usd_per_gpu_hour=3.1,
         )
@@ -187,6 +189,7 @@ def test_custom_gpu_numbers_become_a_contract_gpu_object(catalog):
         "memory_gb": 96.0,
         "memory_bandwidth_tbs": 4.0,
         "tdp_w": 800.0,
+        "scaleup_bandwidth_gbs": 900.0,
         "price_usd": 30_000.0,
         "tflops": {"bf16": 1200.0, "fp16": 1200.0},
     }

@@ -65,6 +65,7 @@ def test_system_template_and_custom_gpu_scenarios_evaluate(client, alice, catalo
         custom_gpu_bandwidth_tbs=8,
         custom_gpu_bf16_tflops=2000,
         custom_gpu_tdp_w=1000,
+        custom_gpu_scaleup_gbs=1800,
         custom_gpu_price_usd=40_000,
         cloud_usd_per_gpu_hour=5,
     )

@@ -113,7 +113,8 @@ def test_the_worker_that_lost_its_claim_does_not_count_its_chunk(create, monkeyp
 
     def slow_first(spec, chunk):
         if not inner:
-            inner.append(services.sweep_chunk_run(run_id=run.pk, index=0, worker="second", takeover=True).state)
+            inner.append("started")
+            inner[0] = services.sweep_chunk_run(run_id=run.pk, index=0, worker="second", takeover=True).state
         return real(spec, chunk)
 
     monkeypatch.setattr(engine_sweep, "evaluate_chunk", slow_first)

@@ -1,0 +1,204 @@
+"""Export views, each thin: login + an owner-filtering selector (another user's scenario, sweep or report is a
+404) -> one service or export call -> a PDF, a "preparing…" page or a streamed CSV."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from planner import selectors
+from planner.forms import CompareForm
+from planner.reports import columns as cols
+from planner.reports import csv_exports, pdf, services
+from planner.reports.models import Report, ReportKind
+from planner.reports.procurement import procurement_bom
+from planner.reports.selectors import report_get
+from planner.reports.sensitivity import sensitivity_table
+
+#: Catalog tables a signed-in user may download (URL name -> model).
+CATALOG_TABLES: dict[str, type] = {
+    "gpus": Gpu,
+    "cpus": Cpu,
+    "interconnects": Interconnect,
+    "switches": Switch,
+    "systems": System,
+    "cooling": Cooling,
+    "economics": EconomicsFact,
+}
+#: Seconds between reloads of the "preparing…" page.
+PREPARING_REFRESH_S = 2
+
+
+def _pdf_response(report: Report) -> HttpResponse:
+    response = HttpResponse(bytes(report.pdf), content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{report.filename}"'
+    if report.render_ms is not None:
+        response["Server-Timing"] = f"render;dur={report.render_ms:.1f}"
+    return response
+
+
+def _ready_or_preparing(request: HttpRequest, report: Report) -> HttpResponse:
+    """The PDF when it is ready (rendered in this request or earlier), else the report's status page."""
+    if report.is_ready:
+        return _pdf_response(report_get(user=request.user, pk=report.pk, with_pdf=True))
+    return redirect(report)
+
+
+# ------------------------------------------------------------------------------------------------ PDFs
+
+
+@login_required
+@require_GET
+def scenario_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    params = services.scenario_report_params(scenario=scenario, base_url=request.build_absolute_uri("/"))
+    report = services.report_request(
+        owner=request.user, kind=ReportKind.SCENARIO, params=params, title=f"{scenario.name}: scenario report"
+    )
+    return _ready_or_preparing(request, report)
+
+
+@login_required
+@require_GET
+def comparison_pdf(request: HttpRequest) -> HttpResponse:
+    form = CompareForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse(
+            f"Choose 2 to 4 scenarios: {form.errors.as_text()}", status=400, content_type="text/plain"
+        )
+    scenarios = selectors.scenarios_for_compare(user=request.user, ids=form.cleaned_data["ids"])
+    report = services.report_request(
+        owner=request.user,
+        kind=ReportKind.COMPARISON,
+        params=services.comparison_report_params(scenarios=scenarios),
+        title="Comparison: " + " vs ".join(s.name for s in scenarios),
+    )
+    return _ready_or_preparing(request, report)
+
+
+@login_required
+@require_GET
+def sweep_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    from planner.sweeps import selectors as sweep_selectors
+
+    run = sweep_selectors.sweep_get(user=request.user, pk=pk)
+    if not run.result:
+        messages.info(request, "The sweep has no results yet; its report can be made when it has finished.")
+        return redirect(run)
+    report = services.report_request(
+        owner=request.user,
+        kind=ReportKind.SWEEP,
+        params=services.sweep_report_params(run=run),
+        title=f"{run.name}: sweep report",
+    )
+    return _ready_or_preparing(request, report)
+
+
+@login_required
+@require_GET
+def report_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    report = report_get(user=request.user, pk=pk)
+    context = {"report": report, "refresh_s": PREPARING_REFRESH_S if report.is_active else None}
+    return render(request, "reports/report_detail.html", context)
+
+
+@login_required
+@require_GET
+def report_download(request: HttpRequest, pk: int) -> HttpResponse:
+    report = report_get(user=request.user, pk=pk, with_pdf=True)
+    if not report.is_ready:
+        return redirect(report)
+    return _pdf_response(report)
+
+
+@login_required
+@require_POST
+def report_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    report = report_get(user=request.user, pk=pk)
+    return _ready_or_preparing(request, services.report_retry(report=report))
+
+
+# ------------------------------------------------------------------------------------------------ CSVs
+
+
+def _scenario_result(request: HttpRequest, pk: int) -> tuple[object, object]:
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    if scenario.latest_result is None:
+        raise Http404("This scenario has no result yet.")
+    return scenario, scenario.latest_result
+
+
+def _stem(name: str, what: str) -> str:
+    return pdf._filename(f"{name}-{what}", "csv")
+
+
+@login_required
+@require_GET
+def scenario_metrics_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario, result = _scenario_result(request, pk)
+    kind = result.output.get("kind") or scenario.workload_kind
+    lines = csv_exports.metrics_lines(output=result.output, kind=kind)
+    return csv_exports.csv_response(_stem(scenario.name, "results"), lines)
+
+
+@login_required
+@require_GET
+def scenario_bom_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario, result = _scenario_result(request, pk)
+    lines = csv_exports.table_lines(
+        cols.PROCUREMENT_BOM_COLUMNS, procurement_bom(result=result, scenario=scenario)
+    )
+    return csv_exports.csv_response(_stem(scenario.name, "bill-of-materials"), lines)
+
+
+@login_required
+@require_GET
+def scenario_tco_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario, result = _scenario_result(request, pk)
+    yearly = (result.output.get("cost") or {}).get("yearly") or []
+    return csv_exports.csv_response(
+        _stem(scenario.name, "tco-by-year"), csv_exports.table_lines(cols.YEARLY_COLUMNS, yearly)
+    )
+
+
+@login_required
+@require_GET
+def scenario_sensitivity_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    scenario, result = _scenario_result(request, pk)
+    table = sensitivity_table(payload=result.input_payload, output=result.output)
+    lines = csv_exports.table_lines(cols.SENSITIVITY_COLUMNS, table.all_rows)
+    return csv_exports.csv_response(_stem(scenario.name, "sensitivity"), lines)
+
+
+@login_required
+@require_GET
+def comparison_csv(request: HttpRequest) -> HttpResponse:
+    form = CompareForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse(
+            f"Choose 2 to 4 scenarios: {form.errors.as_text()}", status=400, content_type="text/plain"
+        )
+    scenarios = selectors.scenarios_for_compare(user=request.user, ids=form.cleaned_data["ids"])
+    return csv_exports.csv_response("comparison.csv", csv_exports.comparison_lines(scenarios))
+
+
+@login_required
+@require_GET
+def sweep_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    from planner.sweeps import selectors as sweep_selectors
+
+    run = sweep_selectors.sweep_get(user=request.user, pk=pk)
+    return csv_exports.csv_response(_stem(run.name, "configurations"), csv_exports.sweep_lines(run))
+
+
+@login_required
+@require_GET
+def catalog_csv(request: HttpRequest, table: str) -> HttpResponse:
+    model = CATALOG_TABLES.get(table)
+    if model is None:
+        raise Http404("No such catalog table.")
+    return csv_exports.csv_response(f"catalog-{table}.csv", csv_exports.catalog_lines(model))

@@ -1,0 +1,145 @@
+"""Report test helpers: a loaded catalog, evaluated scenarios (real engine), a finished sweep, Celery in eager
+mode, and pdftotext / pdftoppm wrappers (poppler-utils)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from planner.celery import app
+from planner.models import Scenario
+from planner.reports.models import Report, ReportKind, ReportStatus
+from tests.planner.conftest import load_catalog, make_scenario
+
+H100 = "nvidia_h100_sxm5_80gb"
+A100 = "nvidia_a100_sxm4_80gb"
+SWEEP_ECONOMICS = {"electricity_usd_per_kwh": 0.08, "years": 5, "utilization": 0.8, "cloud_usd_per_gpu_hour": 2.5}
+
+
+@pytest.fixture
+def catalog(db) -> None:
+    load_catalog()
+
+
+@pytest.fixture
+def alice_scenario(catalog, alice) -> Scenario:
+    """The acceptance plan: Llama 3.1 70B on 8 nodes × 8 H100 SXM5, 15T tokens (the form's starter)."""
+    return make_scenario(alice, name="Llama 3.1 70B on 64 H100s")
+
+
+@pytest.fixture
+def alice_b200(catalog, alice) -> Scenario:
+    return make_scenario(alice, "llama70b-b200", name="Llama 3.1 70B on 64 B200s")
+
+
+@pytest.fixture
+def eager() -> Iterator[None]:
+    """Celery tasks run in-process."""
+    before = (app.conf.task_always_eager, app.conf.task_eager_propagates)
+    app.conf.task_always_eager, app.conf.task_eager_propagates = True, True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager, app.conf.task_eager_propagates = before
+
+
+def render_history(kind: str, render_ms: float, owner: Any, count: int = 5) -> None:
+    """Finished reports of `kind` that took `render_ms` each: what the direct-or-worker decision reads."""
+    for i in range(count):
+        Report.objects.create(
+            owner=owner,
+            kind=kind,
+            params={"history": i},
+            fingerprint=f"history-{kind}-{i}",
+            title="earlier report",
+            status=ReportStatus.DONE,
+            render_ms=render_ms,
+        )
+
+
+@pytest.fixture
+def renders_fast(alice) -> None:
+    for kind in ReportKind.values:
+        render_history(kind, 50.0, alice)
+
+
+def sweep_spec() -> dict[str, Any]:
+    """A small sweep: Llama 3.1 8B on H100 and A100 nodes (evaluates in well under a second)."""
+    return {
+        "base": {
+            "cluster": {"gpus_per_node": 8},
+            "workload": {
+                "kind": "training",
+                "model": "llama3.1-8b",
+                "tokens_b": 1000,
+                "precision": "bf16",
+                "parallelism": {"global_batch": 512},
+            },
+            "economics": SWEEP_ECONOMICS,
+        },
+        "gpus": [
+            {"label": "H100 SXM5 80GB", "catalog_id": H100, "cluster": {"gpu": H100}, "economics": {"gpu_server_usd": 300_000}},
+            {"label": "A100 SXM4 80GB", "catalog_id": A100, "cluster": {"gpu": A100}, "economics": {"gpu_server_usd": 150_000}},
+        ],
+        "nodes": [2, 4],
+        "space": {"virtual_stages": [1], "cp": [1, 2]},
+        "objective": "min_time",
+        "constraints": {"days_max": 400.0},
+        "top_n": 10,
+    }
+
+
+@pytest.fixture
+def alice_sweep(catalog, alice) -> Any:
+    """A finished sweep owned by Alice (chunks run in-process, as workers would)."""
+    from planner.sweeps import services as sweep_services
+    from planner.sweeps.models import SweepRun
+
+    with override_settings(SWEEP_CHUNK_CONFIGS=2000):
+        run = sweep_services.sweep_create(owner=alice, scenario=None, spec=sweep_spec(), name="Alice 8B sweep")
+    for index in range(run.chunks_total):
+        sweep_services.sweep_chunk_run(run_id=run.pk, index=index)
+    return SweepRun.objects.get(pk=run.pk)
+
+
+def pdf_text(content: bytes, tmp_path: Path, *, first: int | None = None, last: int | None = None) -> str:
+    """pdftotext of a PDF with whitespace (and no-break spaces) collapsed to single spaces."""
+    source = tmp_path / "report.pdf"
+    source.write_bytes(content)
+    args = ["pdftotext", "-layout"]
+    if first:
+        args += ["-f", str(first)]
+    if last:
+        args += ["-l", str(last)]
+    text = subprocess.run([*args, str(source), "-"], check=True, capture_output=True).stdout.decode()
+    return re.sub(r"\s+", " ", text.replace("\u00a0", " ").replace("\u202f", " "))
+
+
+def pdf_pages(content: bytes, tmp_path: Path) -> int:
+    source = tmp_path / "info.pdf"
+    source.write_bytes(content)
+    info = subprocess.run(["pdfinfo", str(source)], check=True, capture_output=True).stdout.decode()
+    return int(re.search(r"Pages:\s+(\d+)", info)[1])
+
+
+def page_png(content: bytes, tmp_path: Path, page: int = 1, dpi: int = 60) -> Path:
+    source = tmp_path / "page.pdf"
+    source.write_bytes(content)
+    stem = tmp_path / f"page{page}"
+    subprocess.run(
+        ["pdftoppm", "-f", str(page), "-l", str(page), "-r", str(dpi), "-png", "-singlefile", str(source), str(stem)],
+        check=True,
+        capture_output=True,
+    )
+    return stem.with_suffix(".png")
+
+
+def flat(text: str) -> str:
+    """A formatted figure as pdf_text writes it (no-break spaces as spaces)."""
+    return text.replace("\u00a0", " ").replace("\u202f", " ")
