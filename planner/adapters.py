@@ -459,8 +459,10 @@ def uses_search(scenario: Scenario) -> bool:
 
 def search_payload(scenario: Scenario) -> dict[str, Any]:
     """The engine's `search` input restricted to this scenario's GPU and node count: every parallelism field
-    is searched except the global batch, which stays the scenario's (or the engine's default)."""
+    is searched except the global batch, which stays the scenario's. Economics stay out: the fastest layout
+    does not depend on prices, so a change of price reuses the search (services caches it)."""
     payload = scenario_payload(scenario)
+    del payload["economics"]
     parallelism = payload["workload"].pop("parallelism")
     if "global_batch" in parallelism:
         payload["workload"]["parallelism"] = {"global_batch": parallelism["global_batch"]}

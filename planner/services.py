@@ -7,9 +7,11 @@ from the engine's output dict; the services only store it with the payload and t
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -17,11 +19,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from planner import adapters
+from planner.engine.errors import Problem, SpecError
 from planner.models import Scenario, ScenarioResult, ShareLink
 from planner.reports.columns import summary_from_output
 
 #: Bytes of randomness in a share token (secrets.token_urlsafe: 32 bytes -> 43 URL-safe characters).
 SHARE_TOKEN_BYTES = 32
+#: Automatic-parallelism searches kept per process (a few kB each; the key is the engine version + payload).
+SEARCH_CACHE_ENTRIES = 256
 #: Scenario fields a clone copies (everything but identity, ownership, timestamps and the result pointer).
 CLONED_FIELDS = tuple(
     f.name
@@ -51,34 +56,48 @@ class Evaluation:
     input_assumptions: list[dict[str, Any]]
 
 
-def _search_summary(search_output: dict[str, Any]) -> dict[str, Any]:
-    """What the page shows about an automatic search: counts, time and the ranked layouts."""
-    return {
-        "objective": search_output.get("objective"),
-        "evaluated": search_output.get("evaluated"),
-        "feasible": search_output.get("feasible"),
-        "elapsed_s": search_output.get("elapsed_s"),
-        "best": search_output.get("best", []),
+def _search(engine_version: str, payload_json: str) -> dict[str, Any]:
+    """What the page keeps of an automatic search (counts, time, the ranked layouts), from a per-process cache:
+    the search is deterministic for one engine version and payload, and live previews repeat it when only
+    economics or names change. A deep copy is returned so callers cannot alter the cached answer."""
+    return json.loads(_search_json(engine_version, payload_json))
+
+
+@lru_cache(maxsize=SEARCH_CACHE_ENTRIES)
+def _search_json(engine_version: str, payload_json: str) -> str:
+    found = _engine().search(json.loads(payload_json))
+    summary = {
+        "objective": found.get("objective"),
+        "evaluated": found.get("evaluated"),
+        "feasible": found.get("feasible"),
+        "elapsed_s": found.get("elapsed_s"),
+        "best": found.get("best", []),
+        "warnings": found.get("warnings", []),
     }
+    return json.dumps(summary)
 
 
 def scenario_evaluation_run(*, scenario: Scenario) -> Evaluation:
     """Run the engine on a (possibly unsaved) scenario. Raises the engine's SpecError on bad input.
 
     Automatic parallelism: `search` restricted to the scenario's GPU and node count with objective min_time;
-    the best feasible layout is then evaluated with `estimate`. When no layout fits, the scenario's own
-    (hand-set) layout is evaluated so the page can show by how much it misses, with the search recorded.
+    the best feasible layout is then evaluated with `estimate`. When no layout is feasible, see
+    `_estimate_without_layout`.
     """
     api = _engine()
     started = time.perf_counter()
     payload = adapters.scenario_payload(scenario)
     search_summary = None
     if adapters.uses_search(scenario):
-        found = api.search(adapters.search_payload(scenario))
-        search_summary = _search_summary(found)
-        if found.get("best"):
-            payload = adapters.with_parallelism(payload, found["best"][0]["config"])
-    output = api.estimate(payload)
+        search_json = json.dumps(adapters.search_payload(scenario), sort_keys=True)
+        search_summary = _search(api.ENGINE_VERSION, search_json)
+        if search_summary.get("best"):
+            payload = adapters.with_parallelism(payload, search_summary["best"][0]["config"])
+            output = api.estimate(payload)
+        else:
+            output = _estimate_without_layout(api, payload, scenario, search_summary)
+    else:
+        output = api.estimate(payload)
     elapsed_ms = (time.perf_counter() - started) * 1000
     snapshot = adapters.catalog_snapshot(scenario)
     return Evaluation(
@@ -91,6 +110,23 @@ def scenario_evaluation_run(*, scenario: Scenario) -> Evaluation:
         elapsed_ms=elapsed_ms,
         input_assumptions=adapters.planning_inputs(scenario),
     )
+
+
+def _estimate_without_layout(
+    api: Any, payload: dict[str, Any], scenario: Scenario, search_summary: dict[str, Any]
+) -> dict[str, Any]:
+    """No searched layout is feasible: show the hand-set layout's figures (by how much it misses) when it is a
+    valid layout, else say on the parallelism field why no layout works."""
+    try:
+        return api.estimate(payload)
+    except SpecError as error:
+        reasons = "; ".join(search_summary.get("warnings") or []) or str(error)
+        message = (
+            f"No parallel layout of the {scenario.total_gpus:,} GPUs works for this model "
+            f"({search_summary.get('evaluated') or 0:,} tried): {reasons}. Try more or other GPUs, another "
+            "global batch, or set the layout by hand."
+        )
+        raise SpecError(Problem("workload.parallelism", message)) from error
 
 
 def _result_store(*, scenario: Scenario, evaluation: Evaluation) -> ScenarioResult:

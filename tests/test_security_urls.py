@@ -15,6 +15,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.urls.resolvers import RegexPattern, RoutePattern
 
 from planner import services
+from planner.reports.models import Report
+from planner.sweeps.models import SweepRun
 from tests.planner.conftest import load_catalog, make_scenario
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +53,18 @@ def world(alice) -> dict[str, str]:
     load_catalog()
     scenario = make_scenario(alice, name=SECRET_NAME)
     link = services.share_link_create(scenario=scenario)
+    sweep = SweepRun.objects.create(owner=alice, scenario=scenario, name=SECRET_NAME, spec={}, engine_version="x")
+    report_kind = Report._meta.get_field("kind").choices[0][0]
+    report = Report.objects.create(owner=alice, kind=report_kind, title=SECRET_NAME, fingerprint="x")
     samples = {
+        "sweeps:int:pk": str(sweep.pk),
+        "reports:sweep_pdf|int:pk": str(sweep.pk),
+        "reports:sweep_csv|int:pk": str(sweep.pk),
+        "reports:report_detail|int:pk": str(report.pk),
+        "reports:report_download|int:pk": str(report.pk),
+        "reports:report_retry|int:pk": str(report.pk),
+        "str:table": "gpus",
+        "int:scenario_pk": str(scenario.pk),
         "int:pk": str(scenario.pk),
         "int:result_id": str(scenario.latest_result_id),
         "int:link_id": str(link.pk),
@@ -69,17 +82,19 @@ def world(alice) -> dict[str, str]:
     return samples
 
 
-def _route_path(pattern: RoutePattern, samples: dict[str, str]) -> str:
+def _route_path(pattern: RoutePattern, samples: dict[str, str], namespace: str = "", name: str = "") -> str:
     def fill(match: re.Match) -> str:
-        converter, name = match.group(1) or "", match.group(2)
-        key = f"{converter}:{name}"
-        assert key in samples, f"add a sample value for <{key}> to this test"
-        return samples[key]
+        key = f"{match.group(1) or ''}:{match.group(2)}"
+        # Most specific first: "reports:sweep_pdf|int:pk", then "sweeps:int:pk", then "int:pk" (a scenario).
+        for candidate in (f"{name}|{key}", f"{namespace}{key}", key):
+            if candidate in samples:
+                return samples[candidate]
+        raise AssertionError(f"add a sample value for <{key}> ({name or namespace}) to this test")
 
     return re.sub(r"<(?:(\w+):)?(\w+)>", fill, str(pattern))
 
 
-def _regex_path(pattern: RegexPattern, samples: dict[str, str]) -> str:
+def _regex_path(pattern: RegexPattern, samples: dict[str, str], namespace: str = "", name: str = "") -> str:
     def fill(match: re.Match) -> str:
         key = f"re:{match.group(1)}"
         assert key in samples, f"add a sample value for (?P<{match.group(1)}>) to this test"
@@ -99,9 +114,11 @@ def urls(samples: dict[str, str], patterns=None, prefix: str = "/", namespace: s
     """Every URL of the URLconf as a concrete path (with sample parameters) and its full name."""
     for entry in get_resolver().url_patterns if patterns is None else patterns:
         fill = _regex_path if isinstance(entry.pattern, RegexPattern) else _route_path
-        part = fill(entry.pattern, samples)
-        if isinstance(entry, URLResolver):
-            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+        is_resolver = isinstance(entry, URLResolver)
+        inner = f"{namespace}{entry.namespace}:" if is_resolver and entry.namespace else namespace
+        full_name = "" if is_resolver or not entry.name else f"{namespace}{entry.name}"
+        part = fill(entry.pattern, samples, inner, full_name)
+        if is_resolver:
             yield from urls(samples, entry.url_patterns, prefix + part, inner)
         elif isinstance(entry, URLPattern):
             name = f"{namespace}{entry.name}" if entry.name else f"{namespace}<unnamed {entry.pattern}>"
@@ -146,9 +163,21 @@ def test_public_pages_answer_anonymous_visitors(world):
 
 
 def test_another_user_gets_404_for_alices_scenario_results_and_links(world, bob, alice):
-    owned = [u for u in urls(world) if not u.name.startswith("admin:") and {"pk"} <= u.params]
+    owned = [u for u in urls(world) if not u.name.startswith("admin:") and u.params & {"pk", "scenario_pk"}]
     owned = [u for u in owned if not u.name.startswith("api-catalog")]
-    assert {u.name for u in owned} >= {"scenario_detail", "scenario_result", "scenario_delete", "share_revoke"}
+    assert {u.name for u in owned} >= {
+        "scenario_detail",
+        "scenario_result",
+        "scenario_delete",
+        "share_revoke",
+        "api_scenario_detail",
+        "api_scenario_result",
+        "sweeps:detail",
+        "sweeps:create",
+        "reports:scenario_pdf",
+        "reports:sweep_pdf",
+        "reports:report_detail",
+    }
     client = Client()
     client.force_login(bob)
     problems = []

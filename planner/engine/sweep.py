@@ -277,24 +277,26 @@ def plan_sweep(spec: dict[str, Any], chunk_configs: int = CHUNK_CONFIGS_DEFAULT)
     pieces: list[Piece] = []
     total = largest = clusters = 0
     problems: list[Problem] = []
+    scenarios: dict[int, Scenario] = {}
     for gi in range(len(spec["gpus"])):
         try:
-            sc = _scenario(spec, gi, nodes_list[0])
+            scenarios[gi] = _scenario(spec, gi, nodes_list[0])
         except SpecError as err:
             problems.extend(err.problems)
-            continue
-        for nodes in nodes_list:
+    if problems:
+        raise SpecError(list(dict.fromkeys(problems)))
+    # Node counts outermost, so the first chunks (and a cancelled sweep's results) cover every GPU model.
+    for nodes in nodes_list:
+        for gi, sc in scenarios.items():
             axes = _axes(sc, sc.cluster.gpus_per_node * nodes)
             size = math.prod(len(v) for _, v in axes)
             total += size
             largest = max(largest, size)
             clusters += 1
-            sizes = dict((k, len(v)) for k, v in axes)
+            sizes = {k: len(v) for k, v in axes}
             for fix in _split(axes, chunk_configs):
                 piece_size = math.prod(len(fix[k]) if k in fix else n for k, n in sizes.items())
                 pieces.append(Piece(gi, nodes, fix, piece_size))
-    if problems:
-        raise SpecError(list(dict.fromkeys(problems)))
     chunks: list[dict[str, Any]] = []
     current: list[Piece] = []
     current_size = 0

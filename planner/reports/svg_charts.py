@@ -87,9 +87,13 @@ class _AxisTicks(Formatter):
 
     def __init__(self, *, money: bool) -> None:
         self.money = money
+        self.ticks: list[float] = []
+
+    def set_locs(self, locs: Any) -> None:
+        self.ticks = [float(t) for t in locs if math.isfinite(t)]
 
     def __call__(self, value: float, pos: Any = None) -> str:
-        ticks = [t for t in self.locs if math.isfinite(t)] if len(self.locs) else [value]
+        ticks = self.ticks or [value]
         top = max((abs(t) for t in ticks), default=abs(value))
         scale, suffix = 1.0, ""
         if self.money:

@@ -57,5 +57,14 @@ FIGURE_COLUMNS: tuple[Column, ...] = (
 )
 #: Every column of one evaluated configuration, in export order.
 SWEEP_COLUMNS: tuple[Column, ...] = CONFIG_COLUMNS + FIGURE_COLUMNS
-#: The ranked tables on the sweep page (feasibility is implied: ranked rows all fit).
-TABLE_COLUMNS: tuple[Column, ...] = CONFIG_COLUMNS + tuple(c for c in FIGURE_COLUMNS if c.key != "feasible")
+_BY_KEY = {c.key: c for c in SWEEP_COLUMNS}
+#: The ranked tables on the sweep page: the cluster, what a buyer compares, then the layout (every ranked row
+#: fits in memory, so that column is left out).
+TABLE_COLUMNS: tuple[Column, ...] = tuple(
+    _BY_KEY[key]
+    for key in (
+        "gpu_label", "nodes", "gpus", "days", "tco_usd", "capex_usd", "run_cost_usd", "energy_mwh", "facility_mw",
+        "racks", "mfu", "per_gpu_gib", "step_s", "tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch",
+        "zero_stage", "recompute",
+    )
+)

@@ -107,8 +107,14 @@ def parse_degree_list(text: str, *, minimum: int, maximum: int = MAX_DEGREE) -> 
 
 
 class GpuMultipleChoiceField(forms.ModelMultipleChoiceField):
+    #: The scenario's own GPU, whose node price may be typed on the scenario.
+    priced_gpu_id: str | None = None
+
     def label_from_instance(self, obj: Gpu) -> str:
-        return f"{obj.vendor} {obj.model}".strip() if obj.vendor and not obj.model.startswith(obj.vendor) else obj.model
+        name = f"{obj.vendor} {obj.model}".strip() if obj.vendor and not obj.model.startswith(obj.vendor) else obj.model
+        if obj.price_usd is None and obj.pk != self.priced_gpu_id:
+            return f"{name} (no catalog price)"
+        return name
 
 
 class SweepForm(forms.Form):
@@ -157,6 +163,7 @@ class SweepForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.scenario = scenario
         self.fields["gpus"].queryset = Gpu.objects.order_by("vendor", "model")
+        self.fields["gpus"].priced_gpu_id = scenario_gpu_id(scenario)
         for name, (label, help_text) in DEGREE_FIELDS.items():
             self.fields[name].label = label
             self.fields[name].help_text = help_text

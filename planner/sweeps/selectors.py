@@ -100,8 +100,9 @@ class SweepPage:
     per_gpu: list[dict[str, Any]] = field(default_factory=list)
     chart: dict[str, Any] | None = None
     timings: list[tuple[str, str]] = field(default_factory=list)
-    constraints: list[tuple[str, str]] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    per_cluster: int = engine_sweep.PER_CLUSTER_DEFAULT
 
     @property
     def has_results(self) -> bool:
@@ -110,10 +111,9 @@ class SweepPage:
 
 def sweep_page(*, run: SweepRun) -> SweepPage:
     page = SweepPage(run=run, status=sweep_status(run=run), result=run.result)
-    page.constraints = [
-        (engine_sweep.CONSTRAINTS[k][1], f.sig(v, 4)) for k, v in (run.spec.get("constraints") or {}).items()
-    ]
+    page.constraints = constraint_texts(run.spec.get("constraints") or {})
     page.notes = list(run.spec.get("notes") or [])
+    page.per_cluster = int(run.spec.get("per_cluster") or engine_sweep.PER_CLUSTER_DEFAULT)
     page.timings = _timings(run)
     if not run.result:
         return page
@@ -128,12 +128,25 @@ def sweep_page(*, run: SweepRun) -> SweepPage:
     return page
 
 
+#: How each constraint reads on the page.
+CONSTRAINT_TEXT = {
+    "capex_usd_max": lambda v: f"capex ≤ {f.usd_compact(v)}",
+    "days_max": lambda v: f"training time ≤ {f.days(v)}",
+    "facility_mw_max": lambda v: f"facility power ≤ {f.quantity(v, 'MW')}",
+    "racks_max": lambda v: f"racks ≤ {f.number(v)}",
+}
+
+
+def constraint_texts(constraints: dict[str, Any]) -> list[str]:
+    return [CONSTRAINT_TEXT[k](v) for k, v in constraints.items() if v is not None and k in CONSTRAINT_TEXT]
+
+
 def _timings(run: SweepRun) -> list[tuple[str, str]]:
     t = run.timings or {}
     wall = (run.finished_at - run.created_at).total_seconds() if run.finished_at else None
     rows = [
         ("Plan (web request)", t.get("plan_s")),
-        ("Enqueue (web request)", run.enqueue_s if run.enqueue_s else None),
+        ("Enqueue (web request + fan-out task)", run.enqueue_s if run.enqueue_s else None),
         ("Evaluate (sum over chunks, worker seconds)", run.evaluate_s),
         ("Store (summarise, compress, write; sum over chunks)", run.store_s),
         ("Merge", t.get("merge_s")),

@@ -117,17 +117,35 @@ def sweep_create(
 
 
 def _enqueue(run_id: int, chunks: int) -> None:
-    """One Celery task per chunk, as a group (workers take them in parallel). In eager mode this runs them."""
-    from planner.sweeps.tasks import sweep_chunk
+    """Queue the sweep's fan-out task (one message, so the web request stays short even on the embedded
+    broker, which writes each message to SQLite); a worker then queues one task per chunk."""
+    from planner.sweeps.tasks import sweep_fan_out
 
     started = perf_counter()
     try:
-        group(sweep_chunk.si(run_id, i) for i in range(chunks)).apply_async(**conf.queue_options())
+        sweep_fan_out.apply_async(args=(run_id,), **conf.queue_options())
     except Exception as exc:  # the broker is unreachable: say so on the run instead of leaving it pending
-        logger.exception("sweep %s: could not queue its chunks", run_id)
+        logger.exception("sweep %s: could not queue it", run_id)
         _fail_run(run_id, f"Could not queue the sweep's tasks (is the Celery broker running?): {exc}")
         return
-    SweepRun.objects.filter(pk=run_id).update(enqueue_s=perf_counter() - started)
+    SweepRun.objects.filter(pk=run_id).update(enqueue_s=F("enqueue_s") + (perf_counter() - started))
+
+
+def sweep_fan_out(*, run_id: int) -> int:
+    """Queue one chunk task per chunk still pending, as a group (workers take them in parallel). Running it
+    twice only queues duplicates, which the chunk claim makes harmless. In eager mode this runs the chunks."""
+    from planner.sweeps.tasks import sweep_chunk
+
+    started = perf_counter()
+    indexes = list(
+        SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.PENDING, run__status__in=ACTIVE_STATUSES)
+        .order_by("index")
+        .values_list("index", flat=True)
+    )
+    if indexes:
+        group(sweep_chunk.si(run_id, i) for i in indexes).apply_async(**conf.queue_options())
+    SweepRun.objects.filter(pk=run_id).update(enqueue_s=F("enqueue_s") + (perf_counter() - started))
+    return len(indexes)
 
 
 # --- one chunk ----------------------------------------------------------------------------------------------
@@ -233,6 +251,11 @@ def sweep_chunk_fail(*, run_id: int, index: int, error: str) -> bool:
             status=ChunkStatus.FAILED, finished_at=timezone.now()
         )
         return _fail_run(run_id, f"Chunk {index} failed: {error}")
+
+
+def sweep_queue_failed(*, run_id: int, error: str) -> bool:
+    """The chunk tasks could not be queued: fail the sweep with the reason."""
+    return _fail_run(run_id, error)
 
 
 def _fail_run(run_id: int, error: str) -> bool:

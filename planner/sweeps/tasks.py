@@ -76,3 +76,25 @@ def _fail_quietly(run_id: int, index: int, error: str) -> None:
         services.sweep_chunk_fail(run_id=run_id, index=index, error=error)
     except DatabaseError:  # the database itself is gone: the message is acknowledged, the log keeps the error
         logger.exception("sweep %s chunk %s: could not record the failure", run_id, index)
+
+
+@app.task(
+    bind=True,
+    name="planner.sweeps.fan_out",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    autoretry_for=TRANSIENT_DB_ERRORS,
+    retry_backoff=True,
+    max_retries=3,
+)
+def sweep_fan_out(self: Any, run_id: int) -> int:
+    """Queue the chunk tasks of sweep `run_id` (see services.sweep_fan_out)."""
+    try:
+        return services.sweep_fan_out(run_id=run_id)
+    except TRANSIENT_DB_ERRORS:
+        raise
+    except Exception as exc:  # the broker refused the chunk messages: fail the sweep with the reason
+        logger.exception("sweep %s: could not queue its chunks", run_id)
+        services.sweep_queue_failed(run_id=run_id, error=f"Could not queue the sweep's chunks: {exc}")
+        return 0

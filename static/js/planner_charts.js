@@ -24,13 +24,26 @@
     return el;
   }
 
+  var NARROW_PX = 560;
+
+  /* On a narrow chart the legend goes below the plot instead of taking width beside it. */
+  function fitted(layout, width) {
+    if (width >= NARROW_PX) { return layout; }
+    var copy = JSON.parse(JSON.stringify(layout));
+    copy.legend = { orientation: "h", x: 0, y: -0.22, xanchor: "left", yanchor: "top" };
+    copy.margin = copy.margin || {};
+    copy.margin.b = 130;
+    return copy;
+  }
+
   /* Draw (or redraw in place) every chart into `container`; drop charts that no longer apply. */
   function render(container, charts) {
     if (typeof Plotly === "undefined" || !container) { return; }
     var keep = {};
     charts.forEach(function (chart) {
       keep[chart.key] = true;
-      Plotly.react(chartElement(container, chart), chart.figure.data, chart.figure.layout, CONFIG);
+      var el = chartElement(container, chart);
+      Plotly.react(el, chart.figure.data, fitted(chart.figure.layout, el.clientWidth), CONFIG);
     });
     Array.prototype.forEach.call(container.querySelectorAll("[data-chart]"), function (el) {
       if (!keep[el.getAttribute("data-chart")]) {

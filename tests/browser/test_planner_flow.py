@@ -97,6 +97,20 @@ def test_plan_compare_and_share_in_the_browser(page, browser, live_server, login
     assert len(_wait_for_charts(page, "#compare-charts")) >= 4
     screenshot(page, "06-compare")
 
+    # Narrow screens: the results stack into one column and stay readable.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(first_url)
+    _wait_for_charts(page, "#result-charts")
+    overflow = page.evaluate(
+        """() => Array.from(document.querySelectorAll('body *'))
+            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .filter(e => !e.closest('.table-wrap') && !e.closest('.js-plotly-plot'))
+            .slice(0, 8).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+    )
+    assert overflow == [], overflow
+    screenshot(page, "06b-results-phone")
+    page.set_viewport_size({"width": 1366, "height": 900})
+
     # Share the first scenario and open the link signed out.
     page.goto(first_url)
     page.click("text=Share link")

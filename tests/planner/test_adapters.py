@@ -135,6 +135,7 @@ def test_search_payload_searches_every_layout_on_the_scenarios_gpus(catalog):
     assert payload["search"]["nodes"] == [8]
     assert payload["search"]["gpus"] == [payload["cluster"]["gpu"]]
     assert payload["search"]["objective"] == "min_time"
+    assert "economics" not in payload  # the fastest layout does not depend on prices
     chosen = adapters.with_parallelism(adapters.scenario_payload(scenario), {"tp": 4, "pp": 4, "step_s": 3.0})
     assert chosen["workload"]["parallelism"]["tp"] == 4 and "step_s" not in chosen["workload"]["parallelism"]
 

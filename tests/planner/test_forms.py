@@ -193,3 +193,16 @@ def test_custom_gpu_numbers_become_a_contract_gpu_object(catalog):
         "price_usd": 30_000.0,
         "tflops": {"bf16": 1200.0, "fp16": 1200.0},
     }
+
+
+def test_preview_returns_the_headline_charts_and_its_server_time(client, alice, catalog):
+    client.force_login(alice)
+    response = client.post(reverse("scenario_preview_new"), form_data(nodes=16))
+    body = response.json()
+    assert body["ok"] is True and body["errors"] == {}
+    assert 'data-kpi="days"' in body["headline_html"] and "Fits in GPU memory" in body["headline_html"]
+    assert {c["key"] for c in body["charts"]} >= {"memory", "step_time", "power", "own_vs_rent"}
+    timing = dict(part.strip().split(";dur=") for part in response["Server-Timing"].split(","))
+    assert float(timing["total"]) >= float(timing["engine"]) > 0
+    assert body["server_ms"] == pytest.approx(float(timing["total"]), abs=0.1)
+    assert Scenario.objects.count() == 0

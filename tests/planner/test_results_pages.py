@@ -27,9 +27,10 @@ def test_training_results_show_headline_figures_from_the_engine(client, alice, c
     assert "Fits in GPU memory" in html
     assert f.sig(output["time"]["days"]).replace(",", ",") in html
     assert f.number(output["time"]["gpu_hours"]) in html
-    assert f.usd_compact(output["cost"]["tco_usd"]).replace("\u00a0", "&nbsp;") in html or f.usd_compact(
-        output["cost"]["tco_usd"]
-    ) in html
+    assert (
+        f.usd_compact(output["cost"]["tco_usd"]).replace("\u00a0", "&nbsp;") in html
+        or f.usd_compact(output["cost"]["tco_usd"]) in html
+    )
     assert _charts(html) == {"memory", "step_time", "power", "tco_category", "tco_year", "own_vs_rent"}
     assert "Automatic layout: TP" in html
 

@@ -145,3 +145,14 @@ def test_preview_saves_nothing(catalog, alice):
     assert evaluation.output["time"]["days"] > 0
     assert evaluation.payload["cluster"]["nodes"] == 4
     assert Scenario.objects.count() == 0
+
+
+def test_automatic_mode_without_any_workable_layout_says_why_on_the_parallelism_field(catalog, alice):
+    """257 nodes x 8 GPUs = 2,056 GPUs: no data-parallel degree divides a global batch of 1,024 sequences."""
+    inputs = scenario_inputs(nodes=257, tp=8, pp=1, global_batch=1024)
+    with pytest.raises(SpecError) as caught:
+        services.scenario_create(owner=alice, inputs=inputs)
+    [problem] = caught.value.problems
+    assert problem.path == "workload.parallelism"
+    assert "No parallel layout of the 2,056 GPUs works" in problem.message
+    assert Scenario.objects.count() == 0

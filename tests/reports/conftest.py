@@ -108,11 +108,14 @@ def alice_sweep(catalog, alice) -> Any:
     return SweepRun.objects.get(pk=run.pk)
 
 
-def pdf_text(content: bytes, tmp_path: Path, *, first: int | None = None, last: int | None = None) -> str:
-    """pdftotext of a PDF with whitespace (and no-break spaces) collapsed to single spaces."""
+def pdf_text(
+    content: bytes, tmp_path: Path, *, first: int | None = None, last: int | None = None, raw: bool = False
+) -> str:
+    """pdftotext of a PDF with whitespace (and no-break spaces) collapsed to single spaces: table rows on one
+    line (-layout), or with raw=True in drawing order (a wrapped table cell stays together)."""
     source = tmp_path / "report.pdf"
     source.write_bytes(content)
-    args = ["pdftotext", "-layout"]
+    args = ["pdftotext", "-raw" if raw else "-layout"]
     if first:
         args += ["-f", str(first)]
     if last:

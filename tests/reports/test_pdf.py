@@ -9,7 +9,9 @@ from PIL import Image
 from planner import services as planner_services
 from planner.reports import formatting as f
 from planner.reports import pdf
+from planner.reports.columns import _pct_change
 from planner.reports.procurement import bom_total_usd, procurement_bom
+from planner.reports.sensitivity import sensitivity_table
 from tests.reports.conftest import flat, page_png, pdf_pages, pdf_text
 
 pytestmark = pytest.mark.django_db
@@ -69,11 +71,15 @@ def test_scenario_pdf_has_every_section_the_bom_and_the_sensitivity_table(alice_
     assert flat(f"Capex in the TCO (engine) {f.usd(result.output['cost']['capex_usd'])}") in text
     for item in ("Servers", "GPUs", "Host parts", "NIC (one per GPU)", "Transceiver", "Cable", "Racks", "Cooling and power"):
         assert item in text, item
-    for factor in ("Model FLOPs utilisation (MFU)", "Electricity price", "Utilisation", "PUE"):
-        assert f"{factor} −20.0 %" in text
-        assert f"{factor} +20.0 %" in text
-    for url in result.catalog_snapshot["gpu"]["sources"][:2]:
-        assert url[:60] in text.replace(" ", "")
+    table = sensitivity_table(payload=result.input_payload, output=result.output)
+    assert len(table.rows) == 8
+    for row in table.rows:
+        assert row.factor.split()[0] in text
+        assert flat(f"{f.sig(row.days, 3)} {_pct_change(row.days_change)} {f.usd(row.tco_usd)}") in text
+    raw = pdf_text(scenario_pdf.content, tmp_path, raw=True).replace(" ", "")
+    for entry in result.catalog_snapshot.values():
+        for url in entry["sources"]:
+            assert url in raw, url
 
 
 def test_scenario_pdf_numbers_its_pages_and_names_date_engine_and_share_state(alice_scenario, scenario_pdf, tmp_path):
@@ -123,8 +129,8 @@ def test_sweep_pdf_shows_constraints_the_pareto_chart_and_the_top_configurations
     assert "Constraints used" in text and "Deadline (days) 400" in text
     assert "Pareto front of training time vs TCO" in text
     best = result["best"]["min_time"][0]
-    assert flat(f"{best['gpu_label']} {f.number(best['nodes'])} TP {best['tp']} · PP {best['pp']}") in text
-    assert flat(f.sig(best["days"], 3)) in text and flat(f.usd(best["tco_usd"])) in text
+    assert flat(f"TP {best['tp']} · PP {best['pp']} · DP {best['dp']}") in text
+    assert flat(f"{f.sig(best['days'], 3)} {f.usd(best['tco_usd'])}") in text
     assert flat(f.number(result["evaluated"])) in text
 
 

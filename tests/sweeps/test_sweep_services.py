@@ -11,7 +11,7 @@ from planner.engine.api import estimate
 from planner.sweeps import selectors, services
 from planner.sweeps.adapters import SweepInputs, spec_from_scenario
 from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun, SweepStatus
-from planner.sweeps.tasks import sweep_chunk
+from planner.sweeps.tasks import sweep_chunk, sweep_fan_out
 from tests.sweeps.conftest import A100, H100, make_scenario
 
 pytestmark = pytest.mark.django_db
@@ -235,17 +235,31 @@ def test_the_whole_flow_runs_eagerly_on_celery(create, eager, django_capture_on_
     assert stored["gpu_label"] == best["gpu_label"]
 
 
+def _unreachable(*args, **kwargs):
+    raise ConnectionRefusedError("[Errno 111] Connection refused")
+
+
 def test_a_broker_that_cannot_be_reached_fails_the_sweep_with_a_message(create, monkeypatch, django_capture_on_commit_callbacks):
-    import celery
-
-    def unreachable(self, *args, **kwargs):
-        raise ConnectionRefusedError("[Errno 111] Connection refused")
-
-    monkeypatch.setattr(celery.group, "apply_async", unreachable)
+    monkeypatch.setattr(sweep_fan_out, "apply_async", _unreachable)
     with django_capture_on_commit_callbacks(execute=True):
         run = create()
     run.refresh_from_db()
-    assert run.status == SweepStatus.FAILED and "Celery broker" in run.error
+    assert run.status == SweepStatus.FAILED and "Celery broker" in run.error and "Connection refused" in run.error
+
+
+def test_the_fan_out_queues_only_pending_chunks_and_reports_a_refused_queue(create, monkeypatch, eager):
+    import celery
+
+    run = create()
+    services.sweep_chunk_run(run_id=run.pk, index=0)
+    sent = []
+    monkeypatch.setattr(celery.group, "apply_async", lambda self, **kw: sent.append([t.args for t in self.tasks]))
+    assert sweep_fan_out.apply(args=(run.pk,)).get() == run.chunks_total - 1
+    assert sent == [[(run.pk, i) for i in range(1, run.chunks_total)]]
+    monkeypatch.setattr(celery.group, "apply_async", _unreachable)
+    assert sweep_fan_out.apply(args=(run.pk,)).get() == 0
+    run.refresh_from_db()
+    assert run.status == SweepStatus.FAILED and "Could not queue the sweep's chunks" in run.error
 
 
 def test_open_as_scenario_reproduces_the_rows_figures(create, alice):
