@@ -216,5 +216,5 @@ class ShareLink(models.Model):
         return self.revoked_at is None
 
 
-from planner.sweeps.models import SweepChunk, SweepRun  # noqa: E402,F401
 from planner.reports.models import *  # noqa: E402,F401,F403
+from planner.sweeps.models import SweepChunk, SweepRun  # noqa: E402,F401

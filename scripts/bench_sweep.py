@@ -28,7 +28,13 @@ sys.path.insert(0, str(ROOT))
 
 #: The benchmark sweep: Llama 3.1 70B on 15 T tokens, five priced catalog GPUs x 16 node counts, every
 #: parallel degree searched (8.9 M configurations of the space, 1.14 M valid layouts evaluated).
-GPUS = ("nvidia_a100_sxm4_80gb", "nvidia_h100_sxm5_80gb", "nvidia_h200_sxm_141gb", "nvidia_b200_hgx", "amd_mi300x")
+GPUS = (
+    "nvidia_a100_sxm4_80gb",
+    "nvidia_h100_sxm5_80gb",
+    "nvidia_h200_sxm_141gb",
+    "nvidia_b200_hgx",
+    "amd_mi300x",
+)
 NODES = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048)
 WORKERS = 2
 READY_TIMEOUT_S = 90
@@ -55,13 +61,28 @@ def _start_workers(queue: str, env: dict[str, str], logs: Path) -> list[subproce
     workers = []
     for i in range(WORKERS):
         command = [
-            sys.executable, "-m", "celery", "-A", "planner.celery", "worker", "-c", "1", "-Q", queue,
-            "-n", f"bench{i}-{queue}@%h", "--loglevel=INFO", "--without-gossip", "--without-mingle",
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "planner.celery",
+            "worker",
+            "-c",
+            "1",
+            "-Q",
+            queue,
+            "-n",
+            f"bench{i}-{queue}@%h",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
             "--without-heartbeat",
         ]
         with open(logs / f"worker{i}.log", "wb") as out:
             workers.append(
-                subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                subprocess.Popen(
+                    command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                )
             )
     deadline = time.monotonic() + READY_TIMEOUT_S
     for i, worker in enumerate(workers):
@@ -83,23 +104,39 @@ def _setup_django() -> None:
 
 
 def _run_sweep(queue: str) -> int:
-    from catalog.models import Gpu
     from django.contrib.auth import get_user_model
     from django.test import override_settings
 
+    from catalog.models import Gpu
     from planner.models import ParallelismMode, Scenario
     from planner.sweeps import services
     from planner.sweeps.adapters import SweepInputs
 
     user, _ = get_user_model().objects.get_or_create(username="bench-sweep")
     scenario = Scenario.objects.create(
-        owner=user, name="bench: Llama 3.1 70B", gpu_id=GPUS[1], nodes=64, gpus_per_node=8, workload_kind="training",
-        model_preset="llama3.1-70b", tokens_b=15_000.0, precision="bf16", parallelism_mode=ParallelismMode.AUTOMATIC,
-        global_batch=2048, electricity_usd_per_kwh=0.08, years=5, utilization=0.8,
+        owner=user,
+        name="bench: Llama 3.1 70B",
+        gpu_id=GPUS[1],
+        nodes=64,
+        gpus_per_node=8,
+        workload_kind="training",
+        model_preset="llama3.1-70b",
+        tokens_b=15_000.0,
+        precision="bf16",
+        parallelism_mode=ParallelismMode.AUTOMATIC,
+        global_batch=2048,
+        electricity_usd_per_kwh=0.08,
+        years=5,
+        utilization=0.8,
     )
     inputs = SweepInputs(
-        name="bench", gpus=list(Gpu.objects.filter(pk__in=GPUS)), nodes=list(NODES), precision="bf16", space={},
-        objective="min_tco", constraints={"days_max": 120.0},
+        name="bench",
+        gpus=list(Gpu.objects.filter(pk__in=GPUS)),
+        nodes=list(NODES),
+        precision="bf16",
+        space={},
+        objective="min_tco",
+        constraints={"days_max": 120.0},
     )
     with override_settings(SWEEP_QUEUE=queue, SWEEP_MAX_RUNNING_PER_USER=100):
         submitted = time.perf_counter()
@@ -121,31 +158,45 @@ def _report(run, end_to_end_s: float) -> None:
 
     span = SweepChunk.objects.filter(run=run).aggregate(first=Min("claimed_at"), last=Max("finished_at"))
     with connection.cursor() as cursor:
-        cursor.execute("SELECT COALESCE(SUM(octet_length(rows)), 0) FROM planner_sweepchunk WHERE run_id = %s", [run.pk])
+        cursor.execute(
+            "SELECT COALESCE(SUM(octet_length(rows)), 0) FROM planner_sweepchunk WHERE run_id = %s", [run.pk]
+        )
         stored_bytes = cursor.fetchone()[0]
     best = (run.result or {}).get("best", {}).get("min_tco") or [{}]
-    evaluating_s = (span["last"] - span["first"]).total_seconds() if span["first"] and span["last"] else float("nan")
+    evaluating_s = (
+        (span["last"] - span["first"]).total_seconds() if span["first"] and span["last"] else float("nan")
+    )
     t = run.timings or {}
     print(f"sweep {run.pk}: {run.status} {run.error}")
-    print(f"  space               {run.total_configs:>14,} configurations ({len(GPUS)} GPUs x {len(NODES)} node counts)")
-    print(f"  evaluated           {run.evaluated_configs:>14,} valid layouts ({run.feasible_configs:,} fit in memory)")
+    print(
+        f"  space               {run.total_configs:>14,} configurations ({len(GPUS)} GPUs x {len(NODES)} node counts)"
+    )
+    print(
+        f"  evaluated           {run.evaluated_configs:>14,} valid layouts ({run.feasible_configs:,} fit in memory)"
+    )
     print(f"  chunks              {run.chunks_total:>14,} on {WORKERS} worker processes")
-    print(f"  stored              {stored_bytes / 1e6:>14.1f} MB of chunk rows ({stored_bytes / max(run.evaluated_configs, 1):.1f} B/config)")
+    print(
+        f"  stored              {stored_bytes / 1e6:>14.1f} MB of chunk rows ({stored_bytes / max(run.evaluated_configs, 1):.1f} B/config)"
+    )
     print(f"  submitted -> done   {end_to_end_s:>14.2f} s   (target <= 60 s)")
     print(f"  throughput          {run.evaluated_configs / end_to_end_s:>14,.0f} evaluated configurations/s")
     print(f"                      {run.total_configs / end_to_end_s:>14,.0f} configurations of the space/s")
     print("  phases:")
     print(f"    plan (request)    {t.get('plan_s', 0):>14.3f} s")
-    print(f"    enqueue (request) {run.enqueue_s:>14.3f} s")
+    print(f"    enqueue           {run.enqueue_s:>14.3f} s (request + fan-out task)")
     print(f"    evaluate          {run.evaluate_s:>14.2f} worker-s (sum over chunks)")
-    print(f"    store             {run.store_s:>14.2f} worker-s (summarise + compress + write, sum over chunks)")
+    print(
+        f"    store             {run.store_s:>14.2f} worker-s (summarise + compress + write, sum over chunks)"
+    )
     print(f"    first claim -> last chunk stored {evaluating_s:.2f} s wall")
     print(f"    merge             {t.get('merge_s', 0):>14.3f} s")
     if best[0]:
         b = best[0]
-        print(f"  lowest TCO within 120 days: {b['gpu_label']} x {b['nodes']} nodes, TP{b['tp']} PP{b['pp']} DP{b['dp']} "
-              f"CP{b['cp']} MB{b['micro_batch']} ZeRO{b['zero_stage']} {b['recompute']}: {b['days']:.1f} days, "
-              f"TCO ${b['tco_usd'] / 1e6:,.1f} M")
+        print(
+            f"  lowest TCO within 120 days: {b['gpu_label']} x {b['nodes']} nodes, TP{b['tp']} PP{b['pp']} DP{b['dp']} "
+            f"CP{b['cp']} MB{b['micro_batch']} ZeRO{b['zero_stage']} {b['recompute']}: {b['days']:.1f} days, "
+            f"TCO ${b['tco_usd'] / 1e6:,.1f} M"
+        )
 
 
 def main() -> int:
@@ -160,7 +211,10 @@ def main() -> int:
     _admin(admin_url, f'DROP DATABASE IF EXISTS "{bench_name}"')
     _admin(admin_url, f'CREATE DATABASE "{bench_name}"')
     os.environ.update(
-        DATABASE_URL=bench_url, DJANGO_SETTINGS_MODULE="planner.settings", PLANNER_SKIP_DOTENV="1", DB_CONN_MAX_AGE="0"
+        DATABASE_URL=bench_url,
+        DJANGO_SETTINGS_MODULE="planner.settings",
+        PLANNER_SKIP_DOTENV="1",
+        DB_CONN_MAX_AGE="0",
     )
     os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
     queue = f"bench-sweep-{uuid.uuid4().hex[:8]}"
@@ -180,7 +234,9 @@ def main() -> int:
         from planner.celery import app
 
         with app.connection_for_write() as conn:
-            conn.default_channel.client.delete(queue)
+            conn.default_channel.client.delete(
+                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}"
+            )
         if not args.keep_db:
             _admin(admin_url, f'DROP DATABASE IF EXISTS "{bench_name}"')
 

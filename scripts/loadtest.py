@@ -8,8 +8,8 @@ What it does:
    API token and a session, and (when the planning pages are installed) one evaluated scenario;
 2. starts gunicorn (`--workers`, gthread) on a free 127.0.0.1 port with production settings (DEBUG off, a
    random SECRET_KEY, no TLS redirect, the estimate rate limit raised so that it does not distort the test);
-3. drives `POST /api/estimate/` and a results page (the scenario's page; the GPU catalog list if there is no
-   scenario) with `wrk` when installed (Debian: `apt-get install wrk`), else with a threaded Python client,
+3. drives `POST /api/estimate/`, a results page (the scenario's page; the GPU catalog list if there is no
+   scenario) and the same result as JSON (`GET /api/scenarios/<id>/results/<id>/`) with `wrk` when installed (Debian: `apt-get install wrk`), else with a threaded Python client,
    each bounded by `--duration` seconds and `--max-requests` requests;
 4. prints requests/s, p50/p95/p99 latency and the error count per target, and exits 1 when a target misses
    the goal (>= 200 requests/s, p95 <= 200 ms, no errors) unless `--no-check`.
@@ -70,6 +70,7 @@ token = Token.objects.create(user=user).key
 client = Client()
 client.force_login(user)
 results_path = "/catalog/gpus/"
+result_api_path = ""
 try:
     from planner import services
     from planner.forms import ScenarioForm
@@ -80,10 +81,11 @@ try:
     if form.is_valid():
         scenario = services.scenario_create(owner=user, inputs=form.scenario_inputs())
         results_path = scenario.get_absolute_url()
+        result_api_path = f"/api/scenarios/{scenario.pk}/results/{scenario.latest_result_id}/"
 except Exception as exc:  # the planning pages may not be installed yet: fall back to the catalog list
     print("no scenario:", exc, flush=True)
 print("SETUP " + json.dumps({"token": token, "session": client.cookies["sessionid"].value,
-                              "results_path": results_path}))
+                              "results_path": results_path, "result_api_path": result_api_path}))
 """
 
 WRK_LUA = """
@@ -188,15 +190,15 @@ def prepare(env: dict[str, str]) -> dict[str, str]:
     return json.loads(line.removeprefix("SETUP "))
 
 
-def start_gunicorn(env: dict[str, str], port: int, workers: int, threads: int) -> subprocess.Popen:
+def start_gunicorn(env: dict[str, str], port: int, args: argparse.Namespace) -> subprocess.Popen:
     gunicorn = Path(PYTHON).with_name("gunicorn")
     command = [
         str(gunicorn),
         "planner.wsgi:application",
         f"--bind=127.0.0.1:{port}",
-        f"--workers={workers}",
-        "--worker-class=gthread",
-        f"--threads={threads}",
+        f"--workers={args.workers}",
+        f"--worker-class={args.worker_class}",
+        f"--threads={args.threads}",
         "--backlog=512",
         "--log-level=warning",
     ]
@@ -333,6 +335,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (default 4)")
     parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker (default 2)")
+    parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
     parser.add_argument("--connections", type=int, default=32, help="concurrent connections (default 32)")
     parser.add_argument("--duration", type=int, default=20, help="seconds per target (default 20)")
     parser.add_argument("--max-requests", type=int, default=50_000, help="request cap per target")
@@ -353,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"preparing a throw-away database in {workdir} ...", flush=True)
         setup = prepare(env)
         port = free_port()
-        server = start_gunicorn(env, port, args.workers, args.threads)
+        server = start_gunicorn(env, port, args)
         targets = [
             Target(
                 "POST /api/estimate/",
@@ -370,8 +373,13 @@ def main(argv: list[str] | None = None) -> int:
                 None,
             ),
         ]
+        if setup["result_api_path"]:
+            auth = {"Authorization": f"Token {setup['token']}"}
+            targets.append(
+                Target(f"GET {setup['result_api_path']}", "GET", setup["result_api_path"], auth, None)
+            )
         print(
-            f"gunicorn: {args.workers} workers x {args.threads} threads on 127.0.0.1:{port}; "
+            f"gunicorn: {args.workers} {args.worker_class} workers x {args.threads} threads on 127.0.0.1:{port}; "
             f"client: {'wrk' if use_wrk else 'python threads'}, {args.connections} connections, "
             f"{args.duration} s or {args.max_requests} requests per target",
             flush=True,
@@ -379,7 +387,9 @@ def main(argv: list[str] | None = None) -> int:
         results = []
         for target in targets:
             check_once(port, target)
-            figures = run_wrk(port, target, args, workdir) if use_wrk else run_python_client(port, target, args)
+            figures = (
+                run_wrk(port, target, args, workdir) if use_wrk else run_python_client(port, target, args)
+            )
             results.append(figures)
             print(figures.line(), flush=True)
         if args.json:

@@ -93,7 +93,14 @@ def test_deploy_checks_pass_for_production_settings():
         "DEBUG": "0",
         "SECRET_KEY": secrets.token_urlsafe(60),
     }
-    for name in ("SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_HSTS_SECONDS"):
+    test_only = ("DJANGO_ALLOW_ASYNC_UNSAFE",)  # set by the browser fixtures for Playwright's event loop
+    for name in (
+        "SECURE_SSL_REDIRECT",
+        "SESSION_COOKIE_SECURE",
+        "CSRF_COOKIE_SECURE",
+        "SECURE_HSTS_SECONDS",
+        *test_only,
+    ):
         env.pop(name, None)
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

@@ -53,7 +53,9 @@ def world(alice) -> dict[str, str]:
     load_catalog()
     scenario = make_scenario(alice, name=SECRET_NAME)
     link = services.share_link_create(scenario=scenario)
-    sweep = SweepRun.objects.create(owner=alice, scenario=scenario, name=SECRET_NAME, spec={}, engine_version="x")
+    sweep = SweepRun.objects.create(
+        owner=alice, scenario=scenario, name=SECRET_NAME, spec={}, engine_version="x"
+    )
     report_kind = Report._meta.get_field("kind").choices[0][0]
     report = Report.objects.create(owner=alice, kind=report_kind, title=SECRET_NAME, fingerprint="x")
     samples = {

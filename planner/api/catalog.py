@@ -76,7 +76,10 @@ class CatalogSerializer(serializers.ModelSerializer):
             row.full_clean(validate_unique=False)  # uniqueness: the serializer's UniqueValidator on id
         except DjangoValidationError as exc:
             raise serializers.ValidationError(
-                {NON_FIELD_PATH if key == NON_FIELD_ERRORS else key: msgs for key, msgs in exc.message_dict.items()}
+                {
+                    NON_FIELD_PATH if key == NON_FIELD_ERRORS else key: msgs
+                    for key, msgs in exc.message_dict.items()
+                }
             ) from exc
         return attrs
 

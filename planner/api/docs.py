@@ -49,10 +49,13 @@ def _operation(method: str, path: str, spec: dict[str, Any]) -> Operation:
         public=spec.get("security") in ([], [{}]),
         request_schema=_pretty(body["schema"]) if "schema" in body else "",
         request_examples=[
-            (ex.get("summary") or name, _pretty(ex.get("value"))) for name, ex in body.get("examples", {}).items()
+            (ex.get("summary") or name, _pretty(ex.get("value")))
+            for name, ex in body.get("examples", {}).items()
         ],
     )
-    op.responses = [(code, answer.get("description", "")) for code, answer in spec.get("responses", {}).items()]
+    op.responses = [
+        (code, answer.get("description", "")) for code, answer in spec.get("responses", {}).items()
+    ]
     return op
 
 

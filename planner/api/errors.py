@@ -45,7 +45,9 @@ def flatten_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
                 out.setdefault(sub_path, []).extend(messages)
     elif isinstance(detail, list) and any(isinstance(item, dict | list) for item in detail):
         for index, value in enumerate(detail):
-            for sub_path, messages in flatten_errors(value, f"{path}.{index}" if path else str(index)).items():
+            for sub_path, messages in flatten_errors(
+                value, f"{path}.{index}" if path else str(index)
+            ).items():
                 out.setdefault(sub_path, []).extend(messages)
     elif isinstance(detail, list):
         out[path or NON_FIELD_PATH] = [str(item) for item in detail]

@@ -69,7 +69,9 @@ class BoundedJSONParser(JSONParser):
 
     max_body_bytes = MAX_BODY_BYTES
 
-    def parse(self, stream: IO[bytes] | None, media_type: str | None = None, parser_context: Any = None) -> Any:
+    def parse(
+        self, stream: IO[bytes] | None, media_type: str | None = None, parser_context: Any = None
+    ) -> Any:
         declared = _declared_length(parser_context)
         if declared is not None and declared > self.max_body_bytes:
             raise PayloadTooLarge(f"Request body too large: the limit is {self.max_body_bytes // 1024} KiB.")

@@ -28,8 +28,8 @@ from planner.api.errors import NON_FIELD_PATH, InvalidInput
 from planner.api.throttles import EstimateThrottle
 from planner.engine.errors import SpecError
 from planner.forms import ScenarioForm, initial_from_scenario
-from planner.starters import DEFAULT_INITIAL, STARTERS_BY_KEY
 from planner.models import Scenario, ScenarioResult
+from planner.starters import DEFAULT_INITIAL, STARTERS_BY_KEY
 
 #: Optional body key naming a ready-made scenario to start from (planner.forms.STARTERS).
 STARTER_KEY = "starter"
@@ -146,7 +146,9 @@ def _field_schema(field: django_forms.Field) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "string", "description": "Catalog id."}
     elif isinstance(field, django_forms.BooleanField):
         schema = {"type": "boolean"}
-    elif isinstance(field, django_forms.FloatField | django_forms.DecimalField):  # before IntegerField: subclasses
+    elif isinstance(
+        field, django_forms.FloatField | django_forms.DecimalField
+    ):  # before IntegerField: subclasses
         schema = {"type": "number"}
     elif isinstance(field, django_forms.IntegerField):
         schema = {"type": "integer"}
@@ -252,7 +254,10 @@ class ScenarioListView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_list",
         summary="Your scenarios, most recently changed first",
-        responses={200: OpenApiResponse({"type": "array", "items": SCENARIO_BRIEF_SCHEMA}), **schemas.error_responses(401, 403)},
+        responses={
+            200: OpenApiResponse({"type": "array", "items": SCENARIO_BRIEF_SCHEMA}),
+            **schemas.error_responses(401, 403),
+        },
         tags=["scenarios"],
     )
     def get(self, request: Request) -> Response:
@@ -327,7 +332,10 @@ class ScenarioDetailView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_destroy",
         summary="Delete a scenario with its results and share links",
-        responses={204: OpenApiResponse(description="Deleted."), **schemas.error_responses(401, 403, 404, 429)},
+        responses={
+            204: OpenApiResponse(description="Deleted."),
+            **schemas.error_responses(401, 403, 404, 429),
+        },
         tags=["scenarios"],
     )
     def delete(self, request: Request, pk: int) -> Response:
@@ -346,7 +354,9 @@ class ScenarioResultsView(ScenarioApiView):
         tags=["scenarios"],
     )
     def get(self, request: Request, pk: int) -> Response:
-        results = self.scenario(pk).results.defer("input_payload", "output", "catalog_snapshot", "search_summary")
+        results = self.scenario(pk).results.defer(
+            "input_payload", "output", "catalog_snapshot", "search_summary"
+        )
         return Response([result_brief(r) for r in results])
 
 

@@ -216,7 +216,9 @@ CATALOG_EXAMPLE: dict[str, Any] = {
 }
 
 ESTIMATE_EXAMPLES = [
-    OpenApiExample("GPT-3 175B on 128 H100 (the contract's example)", value=CONTRACT_EXAMPLE, request_only=True),
+    OpenApiExample(
+        "GPT-3 175B on 128 H100 (the contract's example)", value=CONTRACT_EXAMPLE, request_only=True
+    ),
     OpenApiExample("Catalog GPU id and a model preset", value=CATALOG_EXAMPLE, request_only=True),
     OpenApiExample(
         "Invalid input",

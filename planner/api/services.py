@@ -2,6 +2,10 @@
 
 `estimate_run` resolves a catalog GPU id against this site's catalog (so staff edits in the admin apply, as on
 the planning pages) and falls back to the engine's seed files for ids the database does not hold.
+
+Each worker process keeps the GPU objects it resolved for `CATALOG_GPU_TTL_S` seconds (an estimate is a few
+milliseconds of engine time, the catalog query about as much again). A save or delete of a GPU row clears the
+memo of the process that made it at once; other worker processes read the row again within the TTL.
 """
 
 from __future__ import annotations
@@ -9,7 +13,12 @@ from __future__ import annotations
 import copy
 import logging
 import math
+import threading
+import time
 from typing import Any
+
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
 
 from catalog.models import Gpu
 from planner import adapters
@@ -20,6 +29,17 @@ logger = logging.getLogger(__name__)
 
 #: Path named when the inputs are valid one by one but drive a figure past what a float holds.
 OVERFLOW_PATH = "(input)"
+#: Seconds a worker process reuses a catalog GPU it resolved (see the module docstring).
+CATALOG_GPU_TTL_S = 5.0
+
+_gpu_memo: dict[str, tuple[float, dict[str, Any] | None]] = {}
+_gpu_memo_lock = threading.Lock()
+
+
+@receiver([post_save, post_delete], sender=Gpu, dispatch_uid="planner.api.services.gpu_changed")
+def gpu_memo_clear(**kwargs: Any) -> None:
+    with _gpu_memo_lock:
+        _gpu_memo.clear()
 
 
 def _engine() -> Any:
@@ -29,23 +49,43 @@ def _engine() -> Any:
     return api
 
 
-def payload_with_catalog_gpu(payload: Any) -> Any:
-    """`cluster.gpu: "<catalog id>"` -> the catalog row's contract object (with its id); anything else as is."""
-    cluster = payload.get("cluster") if isinstance(payload, dict) else None
-    gpu_id = cluster.get("gpu") if isinstance(cluster, dict) else None
-    if not isinstance(gpu_id, str) or len(gpu_id) > Gpu._meta.get_field("id").max_length:
-        return payload
+def catalog_gpu_object(gpu_id: str) -> dict[str, Any] | None:
+    """The contract `gpu` object of a catalog row with every number the engine needs, else None."""
     row = Gpu.objects.filter(pk=gpu_id).first()
     if row is None or row.missing_key_specs():
-        return payload  # the engine resolves it from its seed files or names the problem
-    resolved = copy.deepcopy(payload)
-    resolved["cluster"]["gpu"] = {**adapters.gpu_payload(row), "id": row.pk}
+        return None  # the engine resolves the id from its seed files or names the problem
+    gpu = {**adapters.gpu_payload(row), "id": row.pk}
     if row.scaleup_bw_gbs is None:
         # Same rule as the engine's own seed resolution (engine/catalog.py gpu_object): a GPU without a
         # scale-up fabric talks to its peers over its PCIe x16 host link.
         generation = row.pcie_gen if row.pcie_gen in PCIE_X16_BIDIR_GBS else PCIE_DEFAULT_GENERATION
-        resolved["cluster"]["gpu"]["scaleup_bandwidth_gbs"] = PCIE_X16_BIDIR_GBS[generation]
-    return resolved
+        gpu["scaleup_bandwidth_gbs"] = PCIE_X16_BIDIR_GBS[generation]
+    return gpu
+
+
+def _memo_gpu_object(gpu_id: str) -> dict[str, Any] | None:
+    now = time.monotonic()
+    with _gpu_memo_lock:
+        hit = _gpu_memo.get(gpu_id)
+    if hit is not None and now - hit[0] < CATALOG_GPU_TTL_S:
+        return hit[1]
+    gpu = catalog_gpu_object(gpu_id)
+    with _gpu_memo_lock:
+        _gpu_memo[gpu_id] = (now, gpu)
+    return gpu
+
+
+def payload_with_catalog_gpu(payload: Any) -> Any:
+    """`cluster.gpu: "<catalog id>"` -> the catalog row's contract object (with its id); anything else as is.
+    The caller's payload is never changed."""
+    cluster = payload.get("cluster") if isinstance(payload, dict) else None
+    gpu_id = cluster.get("gpu") if isinstance(cluster, dict) else None
+    if not isinstance(gpu_id, str) or len(gpu_id) > Gpu._meta.get_field("id").max_length:
+        return payload
+    gpu = _memo_gpu_object(gpu_id)
+    if gpu is None:
+        return payload
+    return {**payload, "cluster": {**cluster, "gpu": copy.deepcopy(gpu)}}
 
 
 def non_finite_path(value: Any, path: str = "") -> str | None:

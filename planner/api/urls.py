@@ -18,7 +18,9 @@ urlpatterns = [
         scenarios.ScenarioResultView.as_view(),
         name="api_scenario_result",
     ),
-    path("scenarios/<int:pk>/evaluate/", scenarios.ScenarioEvaluateView.as_view(), name="api_scenario_evaluate"),
+    path(
+        "scenarios/<int:pk>/evaluate/", scenarios.ScenarioEvaluateView.as_view(), name="api_scenario_evaluate"
+    ),
     path("token/", TokenView.as_view(), name="api_token"),
     path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("docs/", docs.ApiDocsView.as_view(), name="api_docs"),

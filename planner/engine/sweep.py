@@ -26,7 +26,7 @@ import io
 import math
 import zipfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from time import perf_counter
 from typing import Any
 
@@ -71,8 +71,6 @@ CONSTRAINTS: dict[str, tuple[str, str]] = {
 CHUNK_CONFIGS_DEFAULT = 200_000
 TOP_N_DEFAULT = 20
 TOP_N_MAX = 200
-#: Most rows of one (GPU, node count) cluster in a ranked list, so the lists show different clusters.
-PER_CLUSTER_DEFAULT = 3
 PARETO_LIMIT = 500
 #: Most clusters listed with their fastest layout in a result (the scatter behind the Pareto front).
 CLUSTER_LIMIT = 5000
@@ -153,7 +151,6 @@ class SweepPlan:
     chunks: list[dict[str, Any]]  # {"index", "size", "pieces": [Piece.as_dict()]}
     largest_cluster_configs: int
     plan_s: float
-    warnings: list[str] = field(default_factory=list)
 
 
 def _check_spec(spec: Any) -> dict[str, Any]:
@@ -269,13 +266,14 @@ def _axes(sc: Scenario, gpus: int) -> list[tuple[str, list[Any]]]:
     return list(lists.items())
 
 
-def plan_sweep(spec: dict[str, Any], chunk_configs: int = CHUNK_CONFIGS_DEFAULT) -> SweepPlan:
-    """Validate a sweep spec and cut its space into chunks; SpecError names every bad field."""
+def plan_sweep(
+    spec: dict[str, Any], chunk_configs: int = CHUNK_CONFIGS_DEFAULT, max_configs: int | None = None
+) -> SweepPlan:
+    """Validate a sweep spec and cut its space into chunks; SpecError names every bad field. A space larger
+    than `max_configs` is only counted (no chunks), so refusing a huge sweep stays cheap."""
     started = perf_counter()
     _check_spec(spec)
     nodes_list = sorted(set(spec["nodes"]))
-    pieces: list[Piece] = []
-    total = largest = clusters = 0
     problems: list[Problem] = []
     scenarios: dict[int, Scenario] = {}
     for gi in range(len(spec["gpus"])):
@@ -286,31 +284,38 @@ def plan_sweep(spec: dict[str, Any], chunk_configs: int = CHUNK_CONFIGS_DEFAULT)
     if problems:
         raise SpecError(list(dict.fromkeys(problems)))
     # Node counts outermost, so the first chunks (and a cancelled sweep's results) cover every GPU model.
-    for nodes in nodes_list:
-        for gi, sc in scenarios.items():
-            axes = _axes(sc, sc.cluster.gpus_per_node * nodes)
-            size = math.prod(len(v) for _, v in axes)
-            total += size
-            largest = max(largest, size)
-            clusters += 1
-            sizes = {k: len(v) for k, v in axes}
-            for fix in _split(axes, chunk_configs):
-                piece_size = math.prod(len(fix[k]) if k in fix else n for k, n in sizes.items())
-                pieces.append(Piece(gi, nodes, fix, piece_size))
-    chunks: list[dict[str, Any]] = []
-    current: list[Piece] = []
-    current_size = 0
+    clusters = [
+        (gi, nodes, _axes(sc, sc.cluster.gpus_per_node * nodes))
+        for nodes in nodes_list
+        for gi, sc in scenarios.items()
+    ]
+    sizes = [math.prod(len(v) for _, v in axes) for _, _, axes in clusters]
+    total, largest = sum(sizes), max(sizes, default=0)
+    if max_configs is not None and total > max_configs:
+        return SweepPlan(total, len(clusters), [], largest, perf_counter() - started)
+    pieces: list[Piece] = []
+    for gi, nodes, axes in clusters:
+        lengths = {k: len(v) for k, v in axes}
+        for fix in _split(axes, chunk_configs):
+            size = math.prod(len(fix[k]) if k in fix else n for k, n in lengths.items())
+            pieces.append(Piece(gi, nodes, fix, size))
+    return SweepPlan(total, len(clusters), _pack(pieces, chunk_configs), largest, perf_counter() - started)
+
+
+def _pack(pieces: list[Piece], chunk_configs: int) -> list[dict[str, Any]]:
+    """Consecutive pieces into chunks of at most `chunk_configs` configurations (a larger piece alone)."""
+    chunks: list[list[Piece]] = []
+    size = 0
     for piece in pieces:
-        if current and current_size + piece.size > chunk_configs:
-            chunks.append(
-                {"index": len(chunks), "size": current_size, "pieces": [p.as_dict() for p in current]}
-            )
-            current, current_size = [], 0
-        current.append(piece)
-        current_size += piece.size
-    if current:
-        chunks.append({"index": len(chunks), "size": current_size, "pieces": [p.as_dict() for p in current]})
-    return SweepPlan(total, clusters, chunks, largest, perf_counter() - started)
+        if not chunks or (chunks[-1] and size + piece.size > chunk_configs):
+            chunks.append([])
+            size = 0
+        chunks[-1].append(piece)
+        size += piece.size
+    return [
+        {"index": i, "size": sum(p.size for p in group), "pieces": [p.as_dict() for p in group]}
+        for i, group in enumerate(chunks)
+    ]
 
 
 def size_message(plan: SweepPlan, spec: dict[str, Any], limit: int) -> str:
@@ -461,6 +466,16 @@ def _row_dict(rows: dict[str, np.ndarray], i: int, chunk: int, labels: list[str]
     return out
 
 
+def rows_per_cluster(spec: dict[str, Any]) -> int:
+    """Most rows of one (GPU, node count) cluster in a ranked list: the spec's `per_cluster`, else just enough
+    for the clusters to fill the list (a sweep over many clusters lists each cluster's best layout once; a
+    sweep of one cluster lists its best layouts)."""
+    if spec.get("per_cluster"):
+        return int(spec["per_cluster"])
+    clusters = len(spec["gpus"]) * len(set(spec["nodes"]))
+    return max(1, math.ceil(int(spec.get("top_n") or TOP_N_DEFAULT) / max(clusters, 1)))
+
+
 def _ranked(keys: list[np.ndarray], cluster: np.ndarray, per_cluster: int) -> np.ndarray:
     """Indices sorted by `keys` (first key first), at most `per_cluster` per cluster id."""
     order = np.lexsort(tuple(reversed(keys)))
@@ -480,7 +495,7 @@ def summarize_chunk(
     """Counts per GPU model and the chunk's candidates for every ranked list: per objective, the best
     `per_cluster` eligible rows of each cluster (the global lists and the Pareto front are drawn from these)."""
     labels = [g["label"] for g in spec["gpus"]]
-    per_cluster = int(spec.get("per_cluster") or PER_CLUSTER_DEFAULT)
+    per_cluster = rows_per_cluster(spec)
     n_gpus = len(labels)
     feasible = np.asarray(rows["feasible"], dtype=bool)
     eligible = eligible_mask(rows, spec.get("constraints"))
@@ -556,7 +571,7 @@ def merge_summaries(summaries: Iterable[dict[str, Any]], spec: dict[str, Any]) -
     labels = [g["label"] for g in spec["gpus"]]
     objective = spec.get("objective") or "min_time"
     top_n = int(spec.get("top_n") or TOP_N_DEFAULT)
-    per_cluster = int(spec.get("per_cluster") or PER_CLUSTER_DEFAULT)
+    per_cluster = rows_per_cluster(spec)
     totals = {"enumerated": 0, "evaluated": 0, "feasible": 0, "eligible": 0}
     per_gpu = {k: [0] * len(labels) for k in ("evaluated", "feasible", "eligible")}
     candidates: list[dict[str, Any]] = []
@@ -592,6 +607,7 @@ def merge_summaries(summaries: Iterable[dict[str, Any]], spec: dict[str, Any]) -
         warnings.append("configurations fit in memory but none meets the constraints: relax a constraint")
     return {
         "objective": objective,
+        "rows_per_cluster": per_cluster,
         "constraints": {k: v for k, v in (spec.get("constraints") or {}).items() if v is not None},
         "chunks_merged": chunks,
         **totals,

@@ -122,6 +122,9 @@ def _sweep_slices(run: Any) -> Iterator[list[tuple[Any, ...]]]:
                     values.append([labels[i] for i in arrays["gpu"][start:stop].tolist()])
                 elif key == "recompute":
                     values.append([RECOMPUTE_NAMES[i] for i in arrays["recompute"][start:stop].tolist()])
+                elif arrays[key].dtype.kind == "f":
+                    # float32 figures in their shortest form that reads back to the same float32
+                    values.append(arrays[key][start:stop].astype(str).tolist())
                 else:
                     values.append(arrays[key][start:stop].tolist())
             yield list(zip(*values, strict=True))

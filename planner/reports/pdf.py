@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from planner import selectors
+from planner.engine.units import DAY, YEAR
 from planner.models import Scenario, ScenarioResult
 from planner.reports import charts as chart_specs
 from planner.reports import columns as cols
@@ -180,7 +181,9 @@ def scenario_document(
         return context
     output, kind = result.output, result.output.get("kind") or scenario.workload_kind
     bom = procurement_bom(result=result, scenario=scenario)
+    days, years = _get(output, "time", "days"), _get(result.input_payload, "economics", "years")
     context.update(
+        outlasts_life=bool(days and years and days * DAY > years * YEAR),
         output=output,
         kind=kind,
         charts={chart["key"]: chart for chart in _with_images(page.charts)},
@@ -265,9 +268,17 @@ def sweep_document(*, run: Any, generated_at: datetime | None = None) -> dict[st
         limit = SWEEP_PRIMARY_ROWS if table["primary"] else SWEEP_OTHER_ROWS
         rows = [{**row, "layout": _layout_of(row)} for row in table["rows"][:limit]]
         tables.append({**table, "rows": rows})
+    from planner.engine.sweep import CONSTRAINTS
+
+    constraints = [
+        (CONSTRAINTS[key][1], f.sig(value, 4))
+        for key, value in (run.spec.get("constraints") or {}).items()
+        if value is not None and key in CONSTRAINTS
+    ]
     return {
         "run": run,
         "page": page,
+        "constraints": constraints,
         "spec": run.spec,
         "result": run.result or {},
         "tables": tables,

@@ -1,10 +1,11 @@
 """Sensitivity of the headline figures: TCO, training time and the cost of the run when one driver moves ±20 %.
 
-Electricity price, utilisation and PUE are engine inputs, so each variant re-runs the engine
-(`planner.engine.api.estimate`) on a copy of the stored payload with that one input changed. Model FLOPs
-utilisation (MFU) is an engine *result*: the engine has no input that scales its efficiency, so the MFU rows scale
-the baseline's time-bound figures instead: at MFU × (1 ± s) the same FLOPs take 1 / (1 ± s) as long (days,
-GPU-hours and the run's cost; the TCO over the life does not depend on speed, `uncertainty.tco`).
+Every driver is an engine input, so each variant re-runs the engine (`planner.engine.api.estimate`) on a copy of
+the stored payload with that one input changed: electricity price, utilisation, PUE, and for model FLOPs
+utilisation (MFU) the engine's `workload.efficiency_scale`, which multiplies the achieved matmul efficiency (the
+row shows the MFU the engine then reports). Should an engine refuse that input, the MFU rows fall back to scaling
+the baseline's time-bound figures: at MFU × (1 ± s) the same FLOPs take 1 / (1 ± s) as long (days, GPU-hours and
+the run's cost; the TCO over the life does not depend on speed, `uncertainty.tco`); the "How" column says which.
 
 The baseline is the stored payload re-run with today's engine, so every variant differs from it by one input only;
 when that re-run differs from the stored result (engine changed since), the table says so.
@@ -19,6 +20,7 @@ from typing import Any
 
 from planner.engine.api import estimate
 from planner.engine.errors import SpecError
+from planner.engine.parse import MAX_EFFICIENCY_SCALE
 from planner.reports import formatting as f
 
 #: The move of each driver: ±20 % of its baseline value (issue #6).
@@ -26,8 +28,11 @@ STEP_FRACTION = 0.2
 #: Input limits of the engine (planner/engine/parse.py): PUE ≥ 1.0, 0 < utilisation ≤ 1.0.
 PUE_MIN = 1.0
 UTILIZATION_MAX = 1.0
+#: The engine's default of workload.efficiency_scale when the payload leaves it out (planner/engine/parse.py).
+DEFAULT_EFFICIENCY_SCALE = 1.0
 ENGINE_RERUN = "engine re-run"
 MFU_SCALED = "scaled: time × 1/(1 ± 20 %)"
+MFU_FACTOR = "Model FLOPs utilisation (MFU)"
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,8 @@ class _Driver:
     low: float | None = None
     high: float | None = None
     fmt: Callable[[Any], str] = f.sig
+    #: What the row shows as its input: by default the moved value; MFU shows the MFU the engine reports.
+    describe: Callable[[float, dict[str, Any]], str] | None = None
 
 
 def _set_economics(key: str) -> Callable[[dict[str, Any], float], None]:
@@ -96,6 +103,21 @@ def _set_economics(key: str) -> Callable[[dict[str, Any], float], None]:
         payload.setdefault("economics", {})[key] = value
 
     return write
+
+
+def _set_efficiency_scale(payload: dict[str, Any], value: float) -> None:
+    payload["workload"]["efficiency_scale"] = value
+
+
+def _read_efficiency_scale(payload: dict[str, Any], output: dict[str, Any]) -> float | None:
+    """The efficiency scale of a training run (input, else the engine's assumed default); None otherwise."""
+    if _get(output, "time", "mfu") is None:
+        return None
+    return (
+        _get(payload, "workload", "efficiency_scale")
+        or _get(output, "assumptions", "workload.efficiency_scale", "value")
+        or DEFAULT_EFFICIENCY_SCALE
+    )
 
 
 def _set_pue(payload: dict[str, Any], value: float) -> None:
@@ -107,7 +129,16 @@ def _set_pue(payload: dict[str, Any], value: float) -> None:
         cluster["pue"] = value
 
 
+MFU_DRIVER = _Driver(
+    MFU_FACTOR,
+    "",
+    _read_efficiency_scale,
+    _set_efficiency_scale,
+    high=MAX_EFFICIENCY_SCALE,
+    describe=lambda scale, out: f"{f.percent(_get(out, 'time', 'mfu'))} (efficiency × {f.sig(scale)})",
+)
 DRIVERS: tuple[_Driver, ...] = (
+    MFU_DRIVER,
     _Driver(
         "Electricity price",
         "USD/kWh",
@@ -175,10 +206,14 @@ def _driver_rows(
         try:
             output = estimate(variant)
         except SpecError as error:
+            if driver is MFU_DRIVER:  # an engine without the efficiency input: scale the time instead
+                return _mfu_rows(base_out, base)
             rows.append(
                 SensitivityRow(driver.factor, change, text, None, None, None, note=f"engine refused: {error}")
             )
             continue
+        if driver.describe is not None:
+            text = driver.describe(moved, output)
         rows.append(_row_from(driver.factor, change, text, output, base, note))
     return rows
 
@@ -194,7 +229,7 @@ def _mfu_rows(base_out: dict[str, Any], base: SensitivityRow) -> list[Sensitivit
         run = base.run_cost_usd * time_factor if base.run_cost_usd is not None else None
         rows.append(
             SensitivityRow(
-                factor="Model FLOPs utilisation (MFU)",
+                factor=MFU_FACTOR,
                 change=change,
                 input_text=f.percent(mfu * (1 + change)),
                 days=base.days * time_factor,
@@ -221,14 +256,19 @@ def sensitivity_table(*, payload: dict[str, Any], output: dict[str, Any]) -> Sen
         )
     base = _row_from("Baseline", 0.0, "as planned", base_out, None)
     matches = base.days == _days(output) and base.tco_usd == _get(output, "cost", "tco_usd")
-    rows = _mfu_rows(base_out, base)
+    rows: list[SensitivityRow] = []
     for driver in DRIVERS:
         rows.extend(_driver_rows(driver, payload, base, base_out))
     notes = [
-        "Electricity, utilisation and PUE: the engine re-run with that one input moved; "
-        "MFU: the engine has no efficiency input, so time, GPU-hours and the run's cost are scaled by 1/(1 ± 20 %) "
-        "and the TCO over the life, which does not depend on speed, is unchanged."
+        "Each row re-runs the engine with one input moved by ±20 %: the electricity price, the utilisation, the PUE, "
+        "or for MFU the engine's efficiency scale (the achieved matmul efficiency; the row shows the MFU it gives). "
+        "The TCO over the cluster's life does not depend on how fast the run goes."
     ]
+    if any(row.method == MFU_SCALED for row in rows):
+        notes.append(
+            "MFU rows marked “scaled”: this engine has no efficiency input, so time, GPU-hours and the run's cost "
+            "are the baseline's × 1/(1 ± 20 %)."
+        )
     if not matches:
         notes.append(
             f"Today's engine gives {f.days(base.days)} and a TCO of {f.usd(base.tco_usd)} for the stored inputs "

@@ -63,7 +63,10 @@ def gpu_entry(scenario: Scenario, gpu: Any) -> tuple[dict[str, Any], list[str]]:
     cluster = adapters.cluster_payload(copy)
     cluster.pop("nodes", None)
     economics = adapters.economics_payload(copy)
-    notes = [f"{n['name']} for {gpu.model}: {n['value']:,.2f} {n['unit']} ({n['source']})" for n in adapters.planning_inputs(copy)]
+    notes = [
+        f"{n['name']} for {gpu.model}: {n['value']:,.2f} {n['unit']} ({n['source']})"
+        for n in adapters.planning_inputs(copy)
+    ]
     if economics.get("cloud_usd_per_gpu_hour") is None:
         economics["cloud_usd_per_gpu_hour"] = UNUSED_CLOUD_PRICE_USD_PER_GPU_HOUR
         notes.append(f"{gpu.model} has no published rental price; sweeps do not use rental prices")
@@ -77,7 +80,9 @@ def spec_from_scenario(scenario: Scenario, inputs: SweepInputs) -> dict[str, Any
     if scenario.workload_kind != WorkloadKind.TRAINING:
         raise SpecError.at("scenario", "sweeps cover training scenarios only")
     problems: list[Problem] = []
-    missing_price = [g.model for g in inputs.gpus if adapters.server_price(scenario_on_gpu(scenario, g))[0] is None]
+    missing_price = [
+        g.model for g in inputs.gpus if adapters.server_price(scenario_on_gpu(scenario, g))[0] is None
+    ]
     if missing_price:
         problems.append(
             Problem(

@@ -63,8 +63,27 @@ _BY_KEY = {c.key: c for c in SWEEP_COLUMNS}
 TABLE_COLUMNS: tuple[Column, ...] = tuple(
     _BY_KEY[key]
     for key in (
-        "gpu_label", "nodes", "gpus", "days", "tco_usd", "capex_usd", "run_cost_usd", "energy_mwh", "facility_mw",
-        "racks", "mfu", "per_gpu_gib", "step_s", "tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch",
-        "zero_stage", "recompute",
+        "gpu_label",
+        "nodes",
+        "gpus",
+        "days",
+        "tco_usd",
+        "capex_usd",
+        "run_cost_usd",
+        "energy_mwh",
+        "facility_mw",
+        "racks",
+        "mfu",
+        "per_gpu_gib",
+        "step_s",
+        "tp",
+        "pp",
+        "dp",
+        "cp",
+        "ep",
+        "virtual_stages",
+        "micro_batch",
+        "zero_stage",
+        "recompute",
     )
 )

@@ -24,6 +24,9 @@ DEFAULTS: dict[str, Any] = {
     "SWEEP_CLAIM_STALE_S": None,
     # Celery queue of the chunk tasks ("" = the default queue), e.g. to run dedicated sweep workers.
     "SWEEP_QUEUE": "",
+    # A waiting or running sweep with no finished chunk for this long offers "Re-queue unfinished chunks"
+    # (for brokers that lose messages when a worker is killed, such as the embedded SQLite broker).
+    "SWEEP_STALLED_S": 120,
     # Retries of a chunk after a database error (connection lost, SQLite busy).
     "SWEEP_CHUNK_MAX_RETRIES": 3,
 }

@@ -87,7 +87,9 @@ def parse_node_counts(text: str) -> list[int]:
     if min(values) < 1 or max(values) > MAX_NODES:
         raise forms.ValidationError(f"Node counts must be between 1 and {MAX_NODES:,}.")
     if len(values) > engine_sweep.MAX_NODE_COUNTS:
-        raise forms.ValidationError(f"At most {engine_sweep.MAX_NODE_COUNTS} node counts (got {len(values)}).")
+        raise forms.ValidationError(
+            f"At most {engine_sweep.MAX_NODE_COUNTS} node counts (got {len(values)})."
+        )
     return sorted(values)
 
 
@@ -97,7 +99,9 @@ def parse_degree_list(text: str, *, minimum: int, maximum: int = MAX_DEGREE) -> 
     if not parts:
         return None
     if not all(p.isdigit() for p in parts):
-        raise forms.ValidationError("Write whole numbers separated by commas, e.g. 1, 2, 4, 8 (blank: search all).")
+        raise forms.ValidationError(
+            "Write whole numbers separated by commas, e.g. 1, 2, 4, 8 (blank: search all)."
+        )
     values = sorted({int(p) for p in parts})
     if values[0] < minimum or values[-1] > maximum:
         raise forms.ValidationError(f"Values must be between {minimum} and {maximum:,}.")
@@ -111,7 +115,11 @@ class GpuMultipleChoiceField(forms.ModelMultipleChoiceField):
     priced_gpu_id: str | None = None
 
     def label_from_instance(self, obj: Gpu) -> str:
-        name = f"{obj.vendor} {obj.model}".strip() if obj.vendor and not obj.model.startswith(obj.vendor) else obj.model
+        name = (
+            f"{obj.vendor} {obj.model}".strip()
+            if obj.vendor and not obj.model.startswith(obj.vendor)
+            else obj.model
+        )
         if obj.price_usd is None and obj.pk != self.priced_gpu_id:
             return f"{name} (no catalog price)"
         return name

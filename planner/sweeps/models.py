@@ -41,24 +41,33 @@ class SweepRun(models.Model):
         "planner.Scenario", null=True, blank=True, on_delete=models.SET_NULL, related_name="sweeps"
     )
     name = models.CharField(max_length=200)
-    spec = models.JSONField(help_text="The sweep as planned (planner.engine.sweep spec, contract payloads inside).")
+    spec = models.JSONField(
+        help_text="The sweep as planned (planner.engine.sweep spec, contract payloads inside)."
+    )
     status = models.CharField(max_length=10, choices=SweepStatus.choices, default=SweepStatus.PENDING)
     total_configs = models.BigIntegerField(default=0, help_text="Configurations in the swept space.")
-    enumerated_configs = models.BigIntegerField(default=0, help_text="Configurations of the space covered so far.")
+    enumerated_configs = models.BigIntegerField(
+        default=0, help_text="Configurations of the space covered so far."
+    )
     evaluated_configs = models.BigIntegerField(default=0, help_text="Valid layouts evaluated so far.")
-    feasible_configs = models.BigIntegerField(default=0, help_text="Evaluated layouts that fit in GPU memory.")
+    feasible_configs = models.BigIntegerField(
+        default=0, help_text="Evaluated layouts that fit in GPU memory."
+    )
     chunks_total = models.PositiveIntegerField(default=0)
     chunks_done = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    last_progress_at = models.DateTimeField(null=True, blank=True, help_text="When a chunk last finished.")
     timings = models.JSONField(default=dict, help_text="Seconds per phase written once: plan_s, merge_s.")
     enqueue_s = models.FloatField(default=0.0)
     evaluate_s = models.FloatField(default=0.0, help_text="Sum over chunks (worker seconds).")
     store_s = models.FloatField(default=0.0, help_text="Sum over chunks: summarise, compress, write.")
     error = models.TextField(blank=True)
     engine_version = models.CharField(max_length=40)
-    result = models.JSONField(null=True, blank=True, help_text="Merged summary: ranked lists, Pareto, per GPU.")
+    result = models.JSONField(
+        null=True, blank=True, help_text="Merged summary: ranked lists, Pareto, per GPU."
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]

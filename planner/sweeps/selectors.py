@@ -20,13 +20,24 @@ from django.utils import timezone
 from planner.engine import sweep as engine_sweep
 from planner.engine.layout import RECOMPUTE_NAMES
 from planner.reports import formatting as f
-from planner.sweeps import columns
-from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun, SweepStatus
+from planner.sweeps import conf
+from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun
 
 #: Columns a list does not need.
 RUN_HEAVY_FIELDS = ("spec", "result")
 #: Plotly's default qualitative palette, one colour per GPU model.
-GPU_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+GPU_COLOURS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
 
 
 def sweep_list(*, user: AbstractBaseUser) -> QuerySet:
@@ -51,6 +62,8 @@ def sweep_status(*, run: SweepRun) -> dict[str, Any]:
     elapsed_s = (end - run.started_at).total_seconds() if run.started_at else 0.0
     rate = run.enumerated_configs / elapsed_s if elapsed_s > 0 and run.enumerated_configs else None
     remaining = max(run.total_configs - run.enumerated_configs, 0)
+    last_progress = run.last_progress_at or run.started_at or run.created_at
+    stalled = run.is_active and (now - last_progress).total_seconds() > conf.value("SWEEP_STALLED_S")
     eta_s = remaining / rate if rate and run.is_active else None
     return {
         "id": run.pk,
@@ -68,6 +81,7 @@ def sweep_status(*, run: SweepRun) -> dict[str, Any]:
         "elapsed_s": elapsed_s,
         "eta_s": eta_s,
         "error": run.error,
+        "stalled": stalled,
         "text": {
             "configs_per_s": f.number(rate) if rate else f.MISSING,
             "eta": _duration(eta_s) if eta_s is not None else f.MISSING,
@@ -102,7 +116,7 @@ class SweepPage:
     timings: list[tuple[str, str]] = field(default_factory=list)
     constraints: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    per_cluster: int = engine_sweep.PER_CLUSTER_DEFAULT
+    per_cluster: int = 1
 
     @property
     def has_results(self) -> bool:
@@ -113,14 +127,19 @@ def sweep_page(*, run: SweepRun) -> SweepPage:
     page = SweepPage(run=run, status=sweep_status(run=run), result=run.result)
     page.constraints = constraint_texts(run.spec.get("constraints") or {})
     page.notes = list(run.spec.get("notes") or [])
-    page.per_cluster = int(run.spec.get("per_cluster") or engine_sweep.PER_CLUSTER_DEFAULT)
+    page.per_cluster = engine_sweep.rows_per_cluster(run.spec)
     page.timings = _timings(run)
     if not run.result:
         return page
     objective = run.result.get("objective") or "min_time"
     order = [objective, *[o for o in engine_sweep.OBJECTIVES if o != objective]]
     page.objective_tables = [
-        {"key": o, "label": engine_sweep.OBJECTIVE_LABELS[o], "rows": run.result["best"].get(o, []), "primary": o == objective}
+        {
+            "key": o,
+            "label": engine_sweep.OBJECTIVE_LABELS[o],
+            "rows": run.result["best"].get(o, []),
+            "primary": o == objective,
+        }
         for o in order
     ]
     page.per_gpu = run.result.get("per_gpu", [])
@@ -205,12 +224,20 @@ def pareto_chart(result: dict[str, Any]) -> dict[str, Any] | None:
     layout = {
         "title": {"text": "Training time vs total cost of ownership (fastest layout of each cluster)"},
         "xaxis": {"title": {"text": "Training time (days)"}, "rangemode": "tozero"},
-        "yaxis": {"title": {"text": "TCO over the cluster's life (USD)"}, "tickprefix": "$", "rangemode": "tozero"},
+        "yaxis": {
+            "title": {"text": "TCO over the cluster's life (USD)"},
+            "tickprefix": "$",
+            "rangemode": "tozero",
+        },
         "legend": {"title": {"text": "GPU model"}},
         "margin": {"l": 80, "r": 20, "t": 50, "b": 60},
         "hovermode": "closest",
     }
-    return {"key": "pareto", "title": "Pareto front of training time vs TCO", "figure": {"data": data, "layout": layout}}
+    return {
+        "key": "pareto",
+        "title": "Pareto front of training time vs TCO",
+        "figure": {"data": data, "layout": layout},
+    }
 
 
 # --- every evaluated configuration (exports) ----------------------------------------------------------------
@@ -243,8 +270,11 @@ def sweep_row_dicts(*, run: SweepRun) -> Iterator[dict[str, Any]]:
             yield row
 
 
-def is_finished_with_results(run: SweepRun) -> bool:
-    return run.status in (SweepStatus.DONE, SweepStatus.CANCELLED) and bool(run.result)
-
-
-__all__ = ["sweep_list", "sweep_get", "sweep_status", "sweep_page", "sweep_rows", "sweep_row_dicts", "columns"]
+__all__ = [
+    "sweep_list",
+    "sweep_get",
+    "sweep_status",
+    "sweep_page",
+    "sweep_rows",
+    "sweep_row_dicts",
+]

@@ -69,7 +69,9 @@ class ChunkOutcome:
 # --- create -----------------------------------------------------------------------------------------------
 
 
-def sweep_create_from_scenario(*, owner: AbstractBaseUser, scenario: Scenario, inputs: SweepInputs) -> SweepRun:
+def sweep_create_from_scenario(
+    *, owner: AbstractBaseUser, scenario: Scenario, inputs: SweepInputs
+) -> SweepRun:
     """Build the spec from a scenario and the sweep form, then create the sweep (SpecError / SweepRefused)."""
     spec = spec_from_scenario(scenario, inputs)
     return sweep_create(owner=owner, scenario=scenario, spec=spec, name=inputs.name)
@@ -80,8 +82,10 @@ def sweep_create(
 ) -> SweepRun:
     """Validate and plan `spec`, refuse it above SWEEP_MAX_CONFIGS or past the user's running limit, write the
     run and its chunks in one transaction and queue one task per chunk when it commits."""
-    plan = engine_sweep.plan_sweep(spec, chunk_configs=int(conf.value("SWEEP_CHUNK_CONFIGS")))
     limit = int(conf.value("SWEEP_MAX_CONFIGS"))
+    plan = engine_sweep.plan_sweep(
+        spec, chunk_configs=int(conf.value("SWEEP_CHUNK_CONFIGS")), max_configs=limit
+    )
     if plan.total_configs > limit:
         raise SweepRefused(engine_sweep.size_message(plan, spec, limit), field="nodes")
     if plan.total_configs == 0:
@@ -122,8 +126,9 @@ def _enqueue(run_id: int, chunks: int) -> None:
     from planner.sweeps.tasks import sweep_fan_out
 
     started = perf_counter()
+    queue = conf.value("SWEEP_QUEUE") or ""
     try:
-        sweep_fan_out.apply_async(args=(run_id,), **conf.queue_options())
+        sweep_fan_out.apply_async(args=(run_id, queue), **conf.queue_options())
     except Exception as exc:  # the broker is unreachable: say so on the run instead of leaving it pending
         logger.exception("sweep %s: could not queue it", run_id)
         _fail_run(run_id, f"Could not queue the sweep's tasks (is the Celery broker running?): {exc}")
@@ -131,21 +136,33 @@ def _enqueue(run_id: int, chunks: int) -> None:
     SweepRun.objects.filter(pk=run_id).update(enqueue_s=F("enqueue_s") + (perf_counter() - started))
 
 
-def sweep_fan_out(*, run_id: int) -> int:
-    """Queue one chunk task per chunk still pending, as a group (workers take them in parallel). Running it
-    twice only queues duplicates, which the chunk claim makes harmless. In eager mode this runs the chunks."""
+def sweep_fan_out(*, run_id: int, queue: str = "") -> int:
+    """Queue one chunk task per chunk still pending (or claimed by a worker long gone), as a group (workers take them in parallel), on `queue`
+    (the queue the sweep was submitted to; "" = the default). Running it twice only queues duplicates, which
+    the chunk claim makes harmless. In eager mode this runs the chunks."""
     from planner.sweeps.tasks import sweep_chunk
 
     started = perf_counter()
+    stale = timezone.now() - timedelta(seconds=conf.claim_stale_s())
+    unfinished = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RUNNING, claimed_at__lt=stale)
     indexes = list(
-        SweepChunk.objects.filter(run_id=run_id, status=ChunkStatus.PENDING, run__status__in=ACTIVE_STATUSES)
+        SweepChunk.objects.filter(unfinished, run_id=run_id, run__status__in=ACTIVE_STATUSES)
         .order_by("index")
         .values_list("index", flat=True)
     )
     if indexes:
-        group(sweep_chunk.si(run_id, i) for i in indexes).apply_async(**conf.queue_options())
+        group(sweep_chunk.si(run_id, i) for i in indexes).apply_async(**({"queue": queue} if queue else {}))
     SweepRun.objects.filter(pk=run_id).update(enqueue_s=F("enqueue_s") + (perf_counter() - started))
     return len(indexes)
+
+
+def sweep_resume(*, run: SweepRun) -> bool:
+    """Queue the unfinished chunks of a waiting or running sweep again (after a broker lost its messages);
+    chunks that finish meanwhile are not counted twice. False when the sweep is not active."""
+    if not SweepRun.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).exists():
+        return False
+    _enqueue(run.pk, run.chunks_total)
+    return True
 
 
 # --- one chunk ----------------------------------------------------------------------------------------------
@@ -157,22 +174,25 @@ def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool
     now = timezone.now()
     stale_s = conf.claim_stale_s()
     token = uuid.uuid4().hex
-    claim = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RUNNING, claimed_at__lt=now - timedelta(seconds=stale_s))
+    claim = Q(status=ChunkStatus.PENDING) | Q(
+        status=ChunkStatus.RUNNING, claimed_at__lt=now - timedelta(seconds=stale_s)
+    )
     if takeover:
         claim |= Q(status=ChunkStatus.RUNNING)
-    claimed = (
-        SweepChunk.objects.filter(claim, run_id=run_id, index=index, run__status__in=ACTIVE_STATUSES)
-        .update(
-            status=ChunkStatus.RUNNING,
-            claim_token=token,
-            claimed_at=now,
-            claimed_by=worker[:200],
-            attempts=F("attempts") + 1,
-        )
+    claimed = SweepChunk.objects.filter(
+        claim, run_id=run_id, index=index, run__status__in=ACTIVE_STATUSES
+    ).update(
+        status=ChunkStatus.RUNNING,
+        claim_token=token,
+        claimed_at=now,
+        claimed_by=worker[:200],
+        attempts=F("attempts") + 1,
     )
     if not claimed:
         return _unclaimed(run_id, index, now, stale_s)
-    SweepRun.objects.filter(pk=run_id, status=SweepStatus.PENDING).update(status=SweepStatus.RUNNING, started_at=now)
+    SweepRun.objects.filter(pk=run_id, status=SweepStatus.PENDING).update(
+        status=SweepStatus.RUNNING, started_at=now
+    )
     spec = SweepRun.objects.values_list("spec", flat=True).get(pk=run_id)
     pieces, size = SweepChunk.objects.values_list("pieces", "size").get(run_id=run_id, index=index)
     result = engine_sweep.evaluate_chunk(spec, {"index": index, "pieces": pieces, "size": size})
@@ -201,6 +221,7 @@ def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool
             feasible_configs=F("feasible_configs") + summary["feasible"],
             evaluate_s=F("evaluate_s") + result.evaluate_s,
             store_s=F("store_s") + (perf_counter() - started),
+            last_progress_at=timezone.now(),
         )
         state = SweepRun.objects.values("status", "chunks_done", "chunks_total", "timings").get(pk=run_id)
         if state["status"] == SweepStatus.RUNNING and state["chunks_done"] == state["chunks_total"]:
@@ -294,7 +315,9 @@ def sweep_cancel(*, run: SweepRun) -> bool:
 def sweep_configuration(*, run: SweepRun, chunk: int, row: int) -> dict[str, Any]:
     """One evaluated configuration of a finished chunk (GPU index, nodes, degrees, figures), or SweepRefused."""
     blob = (
-        SweepChunk.objects.filter(run=run, index=chunk, status=ChunkStatus.DONE).values_list("rows", flat=True).first()
+        SweepChunk.objects.filter(run=run, index=chunk, status=ChunkStatus.DONE)
+        .values_list("rows", flat=True)
+        .first()
     )
     if blob is None:
         raise SweepRefused("That configuration is not among the sweep's finished results.")

@@ -59,7 +59,7 @@ def sweep_chunk(self: Any, run_id: int, index: int) -> str:
         return "failed"
     except TRANSIENT_DB_ERRORS as exc:
         if retries < int(conf.value("SWEEP_CHUNK_MAX_RETRIES")):
-            raise self.retry(exc=exc, countdown=DB_RETRY_COUNTDOWN_S * (retries + 1), **conf.queue_options())
+            raise self.retry(exc=exc, countdown=DB_RETRY_COUNTDOWN_S * (retries + 1)) from exc
         _fail_quietly(run_id, index, f"database error after {retries} retries: {exc}")
         return "failed"
     except Exception as exc:  # a bug or bad input that slipped through validation: fail the sweep, say why
@@ -67,7 +67,7 @@ def sweep_chunk(self: Any, run_id: int, index: int) -> str:
         _fail_quietly(run_id, index, f"{type(exc).__name__}: {exc}")
         return "failed"
     if outcome.state == "busy" and retries < BUSY_MAX_RETRIES:
-        raise self.retry(countdown=outcome.retry_in_s, **conf.queue_options())
+        raise self.retry(countdown=outcome.retry_in_s)  # Celery keeps the queue it was delivered on
     return outcome.state
 
 
@@ -88,10 +88,10 @@ def _fail_quietly(run_id: int, index: int, error: str) -> None:
     retry_backoff=True,
     max_retries=3,
 )
-def sweep_fan_out(self: Any, run_id: int) -> int:
-    """Queue the chunk tasks of sweep `run_id` (see services.sweep_fan_out)."""
+def sweep_fan_out(self: Any, run_id: int, queue: str = "") -> int:
+    """Queue the chunk tasks of sweep `run_id` on `queue` (see services.sweep_fan_out)."""
     try:
-        return services.sweep_fan_out(run_id=run_id)
+        return services.sweep_fan_out(run_id=run_id, queue=queue)
     except TRANSIENT_DB_ERRORS:
         raise
     except Exception as exc:  # the broker refused the chunk messages: fail the sweep with the reason

@@ -12,5 +12,6 @@ urlpatterns = [
     path("<int:pk>/", views.sweep_detail, name="detail"),
     path("<int:pk>/status/", views.sweep_status, name="status"),
     path("<int:pk>/cancel/", views.sweep_cancel, name="cancel"),
+    path("<int:pk>/resume/", views.sweep_resume, name="resume"),
     path("<int:pk>/open/", views.sweep_open, name="open"),
 ]

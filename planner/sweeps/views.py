@@ -35,7 +35,9 @@ def sweep_create(request: HttpRequest, scenario_pk: int) -> HttpResponse:
     form = SweepForm(request.POST or None, scenario=scenario)
     if request.method == "POST" and form.is_valid():
         try:
-            run = services.sweep_create_from_scenario(owner=request.user, scenario=scenario, inputs=form.inputs())
+            run = services.sweep_create_from_scenario(
+                owner=request.user, scenario=scenario, inputs=form.inputs()
+            )
         except SpecError as err:
             form.add_spec_errors(err)
         except services.SweepRefused as err:
@@ -76,6 +78,17 @@ def sweep_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def sweep_resume(request: HttpRequest, pk: int) -> HttpResponse:
+    run = selectors.sweep_get_light(user=request.user, pk=pk)
+    if services.sweep_resume(run=run):
+        messages.success(request, "The unfinished chunks are queued again; finished ones are kept.")
+    else:
+        messages.info(request, f"The sweep had already stopped ({run.get_status_display().lower()}).")
+    return redirect(run)
+
+
+@login_required
+@require_POST
 def sweep_open(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.sweep_get(user=request.user, pk=pk)
     form = OpenRowForm(request.POST)
@@ -94,6 +107,7 @@ def sweep_open(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(run)
     if run.scenario is not None and run.scenario.updated_at > run.created_at:
         messages.info(
-            request, "The sweep's scenario changed after the sweep ran, so these figures may differ from the row."
+            request,
+            "The sweep's scenario changed after the sweep ran, so these figures may differ from the row.",
         )
     return redirect(scenario)

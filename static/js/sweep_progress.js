@@ -33,6 +33,8 @@
       error.textContent = status.error || "";
       error.hidden = !status.error;
     }
+    var resume = document.getElementById("resume-form");
+    if (resume) { resume.hidden = !status.stalled; }
     var pending = document.getElementById("pending-note");
     if (pending && status.status !== "pending") { pending.hidden = true; }
     root.setAttribute("data-status", status.status);

@@ -12,17 +12,21 @@ from rest_framework.test import APIClient
 
 from catalog.models import Gpu
 from planner.api.schemas import CATALOG_EXAMPLE, CONTRACT_EXAMPLE
+from planner.api.services import gpu_memo_clear
 
 ESTIMATE_URL = "/api/estimate/"
 CATALOG_GPU_ID = "nvidia_h100_sxm5_80gb"
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limits() -> Any:
-    """Throttle counters live in the cache; every test starts (and ends) with none."""
+def _fresh_caches() -> Any:
+    """Throttle counters live in the cache and resolved catalog GPUs in a per-process memo: every test starts
+    (and ends) with neither, since a rolled-back test row sends no signal."""
     cache.clear()
+    gpu_memo_clear()
     yield
     cache.clear()
+    gpu_memo_clear()
 
 
 def token_client(user: Any) -> APIClient:

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from planner.api.errors import PayloadTooLarge
 from planner.api.parsers import MAX_BODY_BYTES, read_bounded
-from planner.api.services import non_finite_path
+from planner.api.services import non_finite_path, payload_with_catalog_gpu
 from tests.api.conftest import CATALOG_GPU_ID, ESTIMATE_URL, catalog_payload, contract_payload, make_gpu
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,14 @@ CONTRACT_SECTIONS = {
     },
     "time": {"step_s", "tokens_per_s", "mfu", "model_tflops_per_gpu", "days", "gpu_hours", "breakdown_s"},
     "power": {"it_kw", "facility_kw", "pue", "energy_mwh"},
-    "cost": {"capex_usd", "opex_usd_per_year", "tco_usd", "usd_per_gpu_hour", "run_cost_usd", "cloud_run_cost_usd"},
+    "cost": {
+        "capex_usd",
+        "opex_usd_per_year",
+        "tco_usd",
+        "usd_per_gpu_hour",
+        "run_cost_usd",
+        "cloud_run_cost_usd",
+    },
 }
 
 
@@ -84,6 +91,30 @@ def test_a_staff_edit_to_a_seed_gpu_changes_the_answer(alice_api):
     response = post_json(alice_api, catalog_payload())
     assert response.status_code == 200, response.content
     assert response.json()["memory"]["capacity_gib"] == 100.0
+
+
+def test_a_staff_edit_through_the_api_applies_to_the_next_estimate(alice_api, staff_api):
+    make_gpu(id="test_gpu_96gb", model="Test GPU 96GB", memory_gb=96.0)
+    payload = catalog_payload()
+    payload["cluster"]["gpu"] = "test_gpu_96gb"
+    assert post_json(alice_api, payload).json()["memory"]["capacity_gib"] == 96.0
+    edit = staff_api.patch("/api/catalog/gpus/test_gpu_96gb/", {"memory_gb": 141.0}, format="json")
+    assert edit.status_code == 200
+    assert post_json(alice_api, payload).json()["memory"]["capacity_gib"] == 141.0
+
+
+def test_resolving_a_catalog_gpu_leaves_the_callers_payload_alone():
+    make_gpu(id="test_gpu_96gb", model="Test GPU 96GB", memory_gb=96.0)
+    payload = catalog_payload()
+    payload["cluster"]["gpu"] = "test_gpu_96gb"
+    resolved = payload_with_catalog_gpu(payload)
+    assert payload["cluster"]["gpu"] == "test_gpu_96gb"
+    assert (
+        resolved["cluster"]["gpu"]["memory_gb"] == 96.0
+        and resolved["cluster"]["gpu"]["id"] == "test_gpu_96gb"
+    )
+    resolved["cluster"]["gpu"]["tflops"]["bf16"] = -1.0  # a caller changing its copy cannot poison the memo
+    assert payload_with_catalog_gpu(payload)["cluster"]["gpu"]["tflops"]["bf16"] == 500.0
 
 
 # Each bad input: (raw body, field path the 400 must name). Every one answered 400, none 500.
@@ -254,3 +285,18 @@ def test_past_the_rate_limit_it_answers_429_with_retry_after(alice_api, staff_ap
     assert "throttled" in response.json()["detail"].lower()
     # The limit is per user: someone else is still answered.
     assert post_json(staff_api, catalog_payload()).status_code == 200
+
+
+UNREACHABLE_REDIS = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: connection refused at once
+    }
+}
+
+
+@override_settings(CACHES=UNREACHABLE_REDIS)
+def test_estimates_keep_working_when_the_rate_limit_cache_is_down(alice_api):
+    """The throttle's counters live in Redis in production; an outage skips the limit instead of failing."""
+    response = post_json(alice_api, catalog_payload())
+    assert response.status_code == 200, response.content

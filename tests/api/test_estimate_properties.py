@@ -42,11 +42,13 @@ scalars = (
 )
 json_values = st.recursive(
     scalars,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["cluster", "workload", "economics", "gpu", "nodes", "model", "kind", "tp", "x"]),
-        children,
-        max_size=4,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["cluster", "workload", "economics", "gpu", "nodes", "model", "kind", "tp", "x"]),
+            children,
+            max_size=4,
+        )
     ),
     max_leaves=20,
 )

@@ -86,14 +86,23 @@ def _bad(document: dict[str, Any], mutate) -> dict[str, Any]:
 
 BAD_FILES = {
     "wrong format marker": (lambda d: d.update(format="something else"), "format: must be"),
-    "unknown owner": (lambda d: d["scenarios"][1].update(owner="carol"), "scenarios[1].owner: no user 'carol'"),
+    "unknown owner": (
+        lambda d: d["scenarios"][1].update(owner="carol"),
+        "scenarios[1].owner: no user 'carol'",
+    ),
     "negative nodes": (lambda d: d["scenarios"][2]["fields"].update(nodes=-1), "scenarios[2].fields.nodes"),
-    "nodes as a word": (lambda d: d["scenarios"][2]["fields"].update(nodes="many"), "scenarios[2].fields.nodes"),
+    "nodes as a word": (
+        lambda d: d["scenarios"][2]["fields"].update(nodes="many"),
+        "scenarios[2].fields.nodes",
+    ),
     "unknown catalog GPU": (
         lambda d: d["scenarios"][1]["fields"].update(gpu="nvidia_h999"),
         "scenarios[1].fields.gpu",
     ),
-    "unknown column": (lambda d: d["scenarios"][0]["fields"].update(colour="red"), "scenarios[0].fields.colour"),
+    "unknown column": (
+        lambda d: d["scenarios"][0]["fields"].update(colour="red"),
+        "scenarios[0].fields.colour",
+    ),
     "result without output": (
         lambda d: d["scenarios"][2]["results"][0]["fields"].update(output=None),
         "scenarios[2].results[0].fields.output",

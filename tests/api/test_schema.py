@@ -72,7 +72,9 @@ def has_body(operation: Any) -> bool:
     return bool(len(operation.body))
 
 
-def _fuzz(operation: Any, mode: GenerationMode, headers: dict[str, str], examples: int, seen: Counter) -> None:
+def _fuzz(
+    operation: Any, mode: GenerationMode, headers: dict[str, str], examples: int, seen: Counter
+) -> None:
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(
         max_examples=examples,

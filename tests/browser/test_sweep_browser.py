@@ -51,7 +51,9 @@ def test_a_sweep_started_in_the_browser_ends_with_a_pareto_chart(page, live_serv
     assert _percent(page) == 100.0
     legend = page.text_content('[data-chart="pareto"] g.legend')
     assert "H100 SXM5 80GB" in legend and "A100 SXM4 80GB" in legend and "Pareto front" in legend
-    assert "Training time (days)" in page.text_content('[data-chart="pareto"] svg.main-svg ~ svg, [data-chart="pareto"] .xtitle')
+    assert "Training time (days)" in page.text_content(
+        '[data-chart="pareto"] svg.main-svg ~ svg, [data-chart="pareto"] .xtitle'
+    )
     screenshot(page, "sweep-01-done")
 
     # Sort the TCO table by training time, descending then ascending.
@@ -59,7 +61,9 @@ def test_a_sweep_started_in_the_browser_ends_with_a_pareto_chart(page, live_serv
     header = page.locator(f"{table} th button.sort", has_text="Training time")
     header.click()
     header.click()
-    column = page.eval_on_selector_all(f"{table} thead th", "ths => ths.findIndex(th => th.textContent.includes('Training time'))")
+    column = page.eval_on_selector_all(
+        f"{table} thead th", "ths => ths.findIndex(th => th.textContent.includes('Training time'))"
+    )
     days = page.eval_on_selector_all(
         f"{table} tbody tr", "(rows, i) => rows.map(r => parseFloat(r.cells[i].dataset.value))", column
     )
@@ -78,7 +82,9 @@ def test_progress_moves_without_a_reload_and_cancel_keeps_finished_chunks(
     load_catalog()
     scenario = make_scenario(alice, name="Llama 3.1 8B, 1T tokens")
     monkeypatch.setattr(services, "_enqueue", lambda run_id, chunks: None)
-    monkeypatch.setattr("planner.sweeps.conf.DEFAULTS", {**services.conf.DEFAULTS, "SWEEP_CHUNK_CONFIGS": 3000})
+    monkeypatch.setattr(
+        "planner.sweeps.conf.DEFAULTS", {**services.conf.DEFAULTS, "SWEEP_CHUNK_CONFIGS": 3000}
+    )
     login(page, alice)
     _fill_form(page, live_server, scenario, "2-16 step 2")
     run = SweepRun.objects.get(owner=alice)

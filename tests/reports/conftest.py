@@ -19,7 +19,12 @@ from tests.planner.conftest import load_catalog, make_scenario
 
 H100 = "nvidia_h100_sxm5_80gb"
 A100 = "nvidia_a100_sxm4_80gb"
-SWEEP_ECONOMICS = {"electricity_usd_per_kwh": 0.08, "years": 5, "utilization": 0.8, "cloud_usd_per_gpu_hour": 2.5}
+SWEEP_ECONOMICS = {
+    "electricity_usd_per_kwh": 0.08,
+    "years": 5,
+    "utilization": 0.8,
+    "cloud_usd_per_gpu_hour": 2.5,
+}
 
 
 @pytest.fixture
@@ -84,8 +89,18 @@ def sweep_spec() -> dict[str, Any]:
             "economics": SWEEP_ECONOMICS,
         },
         "gpus": [
-            {"label": "H100 SXM5 80GB", "catalog_id": H100, "cluster": {"gpu": H100}, "economics": {"gpu_server_usd": 300_000}},
-            {"label": "A100 SXM4 80GB", "catalog_id": A100, "cluster": {"gpu": A100}, "economics": {"gpu_server_usd": 150_000}},
+            {
+                "label": "H100 SXM5 80GB",
+                "catalog_id": H100,
+                "cluster": {"gpu": H100},
+                "economics": {"gpu_server_usd": 300_000},
+            },
+            {
+                "label": "A100 SXM4 80GB",
+                "catalog_id": A100,
+                "cluster": {"gpu": A100},
+                "economics": {"gpu_server_usd": 150_000},
+            },
         ],
         "nodes": [2, 4],
         "space": {"virtual_stages": [1], "cp": [1, 2]},
@@ -102,7 +117,9 @@ def alice_sweep(catalog, alice) -> Any:
     from planner.sweeps.models import SweepRun
 
     with override_settings(SWEEP_CHUNK_CONFIGS=2000):
-        run = sweep_services.sweep_create(owner=alice, scenario=None, spec=sweep_spec(), name="Alice 8B sweep")
+        run = sweep_services.sweep_create(
+            owner=alice, scenario=None, spec=sweep_spec(), name="Alice 8B sweep"
+        )
     for index in range(run.chunks_total):
         sweep_services.sweep_chunk_run(run_id=run.pk, index=index)
     return SweepRun.objects.get(pk=run.pk)
@@ -136,7 +153,19 @@ def page_png(content: bytes, tmp_path: Path, page: int = 1, dpi: int = 60) -> Pa
     source.write_bytes(content)
     stem = tmp_path / f"page{page}"
     subprocess.run(
-        ["pdftoppm", "-f", str(page), "-l", str(page), "-r", str(dpi), "-png", "-singlefile", str(source), str(stem)],
+        [
+            "pdftoppm",
+            "-f",
+            str(page),
+            "-l",
+            str(page),
+            "-r",
+            str(dpi),
+            "-png",
+            "-singlefile",
+            str(source),
+            str(stem),
+        ],
         check=True,
         capture_output=True,
     )

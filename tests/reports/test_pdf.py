@@ -51,7 +51,9 @@ def test_scenario_pdf_summary_page_shows_the_engines_headline_figures_with_the_p
         assert flat(figure) in page_one, figure
 
 
-def test_scenario_pdf_has_every_section_the_bom_and_the_sensitivity_table(alice_scenario, scenario_pdf, tmp_path):
+def test_scenario_pdf_has_every_section_the_bom_and_the_sensitivity_table(
+    alice_scenario, scenario_pdf, tmp_path
+):
     text = pdf_text(scenario_pdf.content, tmp_path)
     for heading in (
         "Inputs",
@@ -69,7 +71,16 @@ def test_scenario_pdf_has_every_section_the_bom_and_the_sensitivity_table(alice_
     lines = procurement_bom(result=result, scenario=alice_scenario)
     assert flat(f"Total of the extended prices {f.usd(bom_total_usd(lines))}") in text
     assert flat(f"Capex in the TCO (engine) {f.usd(result.output['cost']['capex_usd'])}") in text
-    for item in ("Servers", "GPUs", "Host parts", "NIC (one per GPU)", "Transceiver", "Cable", "Racks", "Cooling and power"):
+    for item in (
+        "Servers",
+        "GPUs",
+        "Host parts",
+        "NIC (one per GPU)",
+        "Transceiver",
+        "Cable",
+        "Racks",
+        "Cooling and power",
+    ):
         assert item in text, item
     table = sensitivity_table(payload=result.input_payload, output=result.output)
     assert len(table.rows) == 8
@@ -82,7 +93,9 @@ def test_scenario_pdf_has_every_section_the_bom_and_the_sensitivity_table(alice_
             assert url in raw, url
 
 
-def test_scenario_pdf_numbers_its_pages_and_names_date_engine_and_share_state(alice_scenario, scenario_pdf, tmp_path):
+def test_scenario_pdf_numbers_its_pages_and_names_date_engine_and_share_state(
+    alice_scenario, scenario_pdf, tmp_path
+):
     pages = pdf_pages(scenario_pdf.content, tmp_path)
     text = pdf_text(scenario_pdf.content, tmp_path)
     assert pages == scenario_pdf.pages > 5

@@ -34,8 +34,18 @@ def engine_spec(**overrides: Any) -> dict[str, Any]:
             "economics": ECONOMICS,
         },
         "gpus": [
-            {"label": "H100 SXM5 80GB", "catalog_id": H100, "cluster": {"gpu": H100}, "economics": {"gpu_server_usd": 300_000}},
-            {"label": "A100 SXM4 80GB", "catalog_id": A100, "cluster": {"gpu": A100}, "economics": {"gpu_server_usd": 150_000}},
+            {
+                "label": "H100 SXM5 80GB",
+                "catalog_id": H100,
+                "cluster": {"gpu": H100},
+                "economics": {"gpu_server_usd": 300_000},
+            },
+            {
+                "label": "A100 SXM4 80GB",
+                "catalog_id": A100,
+                "cluster": {"gpu": A100},
+                "economics": {"gpu_server_usd": 150_000},
+            },
         ],
         "nodes": [2, 4, 8],
         "space": {"virtual_stages": [1], "cp": [1, 2]},

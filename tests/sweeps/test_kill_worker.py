@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -37,7 +36,6 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 def _spec_inputs():
     from catalog.models import Gpu
-
     from planner.sweeps.adapters import SweepInputs
 
     return SweepInputs(
@@ -53,11 +51,29 @@ def _spec_inputs():
 
 def _start_worker(name: str, queue: str, env: dict[str, str], log: Path) -> subprocess.Popen:
     command = [
-        sys.executable, "-m", "celery", "-A", "planner.celery", "worker", "-c", "1", "-P", "prefork", "-Q", queue,
-        "-n", f"{name}@%h", "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "planner.celery",
+        "worker",
+        "-c",
+        "1",
+        "-P",
+        "prefork",
+        "-Q",
+        queue,
+        "-n",
+        f"{name}@%h",
+        "--loglevel=INFO",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
     ]
     with open(log, "wb") as out:
-        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
 
 
 def _wait_ready(log: Path, worker: subprocess.Popen) -> None:
@@ -98,18 +114,39 @@ def _wait_for(predicate, timeout_s: float, what: str):
     pytest.fail(f"timed out waiting for {what}")
 
 
+def _forget_queue(queue: str) -> None:
+    """Drop this test's Redis queue and kombu's bindings of it."""
+    with app.connection_for_write() as conn:
+        client = conn.default_channel.client
+        client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+
+
 def _best(run: SweepRun) -> dict:
     row = run.result["best"]["min_time"][0]
-    keys = ("gpu_label", "nodes", "tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch", "zero_stage", "recompute")
+    keys = (
+        "gpu_label",
+        "nodes",
+        "tp",
+        "pp",
+        "dp",
+        "cp",
+        "ep",
+        "virtual_stages",
+        "micro_batch",
+        "zero_stage",
+        "recompute",
+    )
     return {k: row[k] for k in keys} | {"days": row["days"]}
 
 
-def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, django_db_blocker):
+def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, tmp_path):
     redis_url = os.environ.get("REDIS_URL", "")
     if not redis_url or connection.vendor != "postgresql":
         require_service("Redis and PostgreSQL", "REDIS_URL and a postgres DATABASE_URL must both be set")
     load_catalog()
-    scenario = make_scenario(alice, name="kill test", model_preset="llama3.1-70b", global_batch=1024, nodes=16)
+    scenario = make_scenario(
+        alice, name="kill test", model_preset="llama3.1-70b", global_batch=1024, nodes=16
+    )
     tag = uuid.uuid4().hex[:10]
     queue = f"sweep-kill-{tag}"
     db = connection.settings_dict
@@ -120,7 +157,7 @@ def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, djan
         "DB_CONN_MAX_AGE": "0",
         "SWEEP_TEST_VISIBILITY_TIMEOUT_S": str(VISIBILITY_TIMEOUT_S),
     }
-    logs = Path(tempfile.mkdtemp(prefix="sweep-kill-"))
+    logs = tmp_path
     workers: dict[str, subprocess.Popen] = {}
     try:
         for name in ("victim", "survivor"):
@@ -131,9 +168,13 @@ def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, djan
             run = services.sweep_create_from_scenario(owner=alice, scenario=scenario, inputs=_spec_inputs())
         assert run.chunks_total >= 6
         victim_chunk = _wait_for(
-            lambda: SweepChunk.objects.filter(
-                run=run, status=ChunkStatus.RUNNING, claimed_by__startswith=f"victim-{tag}@"
-            ).values_list("index", flat=True).first(),
+            lambda: (
+                SweepChunk.objects.filter(
+                    run=run, status=ChunkStatus.RUNNING, claimed_by__startswith=f"victim-{tag}@"
+                )
+                .values_list("index", flat=True)
+                .first()
+            ),
             60,
             "the victim to claim a chunk",
         )
@@ -151,9 +192,12 @@ def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, djan
             if worker.poll() is None:
                 os.killpg(worker.pid, signal.SIGKILL)
                 worker.wait(timeout=10)
-        with app.connection_for_write() as conn:
-            conn.default_channel.client.delete(queue)
-    assert run.status == SweepStatus.DONE, (run.status, run.error, (logs / "survivor.log").read_text()[-3000:])
+        _forget_queue(queue)
+    assert run.status == SweepStatus.DONE, (
+        run.status,
+        run.error,
+        (logs / "survivor.log").read_text()[-3000:],
+    )
     # The killed chunk was evaluated again by the survivor and counted once.
     assert killed.status == ChunkStatus.DONE and killed.attempts == 2
     assert killed.claimed_by.startswith(f"survivor-{tag}@")

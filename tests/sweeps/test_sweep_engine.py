@@ -185,3 +185,20 @@ def test_a_gpu_without_the_precision_is_refused_with_its_name():
         sweep.plan_sweep(spec)
     assert [p.path for p in err.value.problems] == ["workload.precision"]
     assert "A100 SXM4 80GB" in err.value.problems[0].message
+
+
+def test_a_space_beyond_the_limit_is_counted_without_cutting_it_into_chunks():
+    spec = engine_spec(nodes=list(range(1, 501)), space={})
+    plan = sweep.plan_sweep(spec, max_configs=50_000_000)
+    assert plan.total_configs > 50_000_000 and plan.chunks == [] and plan.clusters == 1000
+    assert plan.plan_s < 5.0
+
+
+@pytest.mark.parametrize(
+    ("gpus", "nodes", "top_n", "expected"), [(2, 3, 20, 4), (2, 10, 20, 1), (1, 1, 20, 20)]
+)
+def test_ranked_lists_show_each_cluster_once_when_there_are_enough_clusters(gpus, nodes, top_n, expected):
+    spec = engine_spec(nodes=list(range(1, nodes + 1)), top_n=top_n)
+    spec["gpus"] = spec["gpus"][:gpus]
+    assert sweep.rows_per_cluster(spec) == expected
+    assert sweep.rows_per_cluster({**spec, "per_cluster": 2}) == 2

@@ -85,7 +85,9 @@ def test_claiming_a_chunk_twice_counts_it_once(create):
 
 def test_a_fresh_claim_elsewhere_is_retried_later_and_a_redelivery_takes_it_over(create):
     run = create()
-    SweepChunk.objects.filter(run=run, index=1).update(status=ChunkStatus.RUNNING, claim_token="dead", attempts=1)
+    SweepChunk.objects.filter(run=run, index=1).update(
+        status=ChunkStatus.RUNNING, claim_token="dead", attempts=1
+    )
     SweepChunk.objects.filter(run=run, index=1).update(claimed_at=SweepRun.objects.get(pk=run.pk).created_at)
     busy = services.sweep_chunk_run(run_id=run.pk, index=1)
     assert busy.state == "busy" and busy.retry_in_s > 60  # waits until the first claim is stale
@@ -213,7 +215,9 @@ def test_a_user_has_at_most_the_configured_number_of_running_sweeps(create, bob)
     assert "already have 1 sweep waiting or running; the limit is 1" in err.value.message
     assert SweepRun.objects.filter(owner=first.owner).count() == 1
     bob_scenario = make_scenario(bob, name="Bob plan")
-    services.sweep_create_from_scenario(owner=bob, scenario=bob_scenario, inputs=_inputs(_gpus(H100), nodes=[2]))
+    services.sweep_create_from_scenario(
+        owner=bob, scenario=bob_scenario, inputs=_inputs(_gpus(H100), nodes=[2])
+    )
     services.sweep_cancel(run=first)
     assert create().status == SweepStatus.PENDING
 
@@ -239,12 +243,18 @@ def _unreachable(*args, **kwargs):
     raise ConnectionRefusedError("[Errno 111] Connection refused")
 
 
-def test_a_broker_that_cannot_be_reached_fails_the_sweep_with_a_message(create, monkeypatch, django_capture_on_commit_callbacks):
+def test_a_broker_that_cannot_be_reached_fails_the_sweep_with_a_message(
+    create, monkeypatch, django_capture_on_commit_callbacks
+):
     monkeypatch.setattr(sweep_fan_out, "apply_async", _unreachable)
     with django_capture_on_commit_callbacks(execute=True):
         run = create()
     run.refresh_from_db()
-    assert run.status == SweepStatus.FAILED and "Celery broker" in run.error and "Connection refused" in run.error
+    assert (
+        run.status == SweepStatus.FAILED
+        and "Celery broker" in run.error
+        and "Connection refused" in run.error
+    )
 
 
 def test_the_fan_out_queues_only_pending_chunks_and_reports_a_refused_queue(create, monkeypatch, eager):
@@ -253,7 +263,9 @@ def test_the_fan_out_queues_only_pending_chunks_and_reports_a_refused_queue(crea
     run = create()
     services.sweep_chunk_run(run_id=run.pk, index=0)
     sent = []
-    monkeypatch.setattr(celery.group, "apply_async", lambda self, **kw: sent.append([t.args for t in self.tasks]))
+    monkeypatch.setattr(
+        celery.group, "apply_async", lambda self, **kw: sent.append([t.args for t in self.tasks])
+    )
     assert sweep_fan_out.apply(args=(run.pk,)).get() == run.chunks_total - 1
     assert sent == [[(run.pk, i) for i in range(1, run.chunks_total)]]
     monkeypatch.setattr(celery.group, "apply_async", _unreachable)
@@ -271,7 +283,10 @@ def test_open_as_scenario_reproduces_the_rows_figures(create, alice):
         out = scenario.latest_result.output
         assert scenario.owner == alice and scenario.nodes == row["nodes"] and scenario.gpu_id is not None
         assert (scenario.tp, scenario.pp, scenario.dp, scenario.micro_batch) == (
-            row["tp"], row["pp"], row["dp"], row["micro_batch"]
+            row["tp"],
+            row["pp"],
+            row["dp"],
+            row["micro_batch"],
         )
         assert out["time"]["days"] == pytest.approx(row["days"], rel=1e-12)
         assert out["cost"]["tco_usd"] == pytest.approx(row["tco_usd"], rel=1e-12)
@@ -290,11 +305,28 @@ def test_open_as_scenario_refuses_a_row_that_does_not_exist(create, alice):
 def test_each_gpu_is_priced_like_a_clone_on_that_gpu(alice_scenario):
     spec = spec_from_scenario(alice_scenario, _inputs(_gpus(H100, A100)))
     h100, a100 = spec["gpus"]
-    assert h100["cluster"]["gpu"]["name"] == "H100 SXM5 80GB" and a100["cluster"]["gpu"]["name"] == "A100 SXM4 80GB"
+    assert (
+        h100["cluster"]["gpu"]["name"] == "H100 SXM5 80GB"
+        and a100["cluster"]["gpu"]["name"] == "A100 SXM4 80GB"
+    )
     assert h100["economics"]["gpu_server_usd"] == 8 * (27_500 + 32_010 / 8)
     assert a100["economics"]["gpu_server_usd"] == 8 * (15_000 + 32_010 / 8)
-    payload = engine_sweep.payload_for(spec, 1, 4, {"tp": 8, "pp": 1, "dp": 4, "cp": 1, "ep": 1, "virtual_stages": 1,
-                                                   "micro_batch": 1, "zero_stage": 1, "recompute": "selective"})
+    payload = engine_sweep.payload_for(
+        spec,
+        1,
+        4,
+        {
+            "tp": 8,
+            "pp": 1,
+            "dp": 4,
+            "cp": 1,
+            "ep": 1,
+            "virtual_stages": 1,
+            "micro_batch": 1,
+            "zero_stage": 1,
+            "recompute": "selective",
+        },
+    )
     assert estimate(payload)["cost"]["capex_usd"] > 0
 
 
@@ -304,3 +336,33 @@ def test_a_gpu_without_a_price_is_refused_by_name(alice_scenario):
     with pytest.raises(SpecError) as err:
         spec_from_scenario(alice_scenario, _inputs(_gpus(H100, "nvidia_l4")))
     assert err.value.problems[0].path == "gpus" and "L4" in err.value.problems[0].message
+
+
+def test_the_default_limit_is_fifty_million_configurations(alice_scenario, alice):
+    inputs = _inputs(_gpus(H100, A100), nodes=list(range(1, 501)), space={})
+    with pytest.raises(services.SweepRefused) as err:
+        services.sweep_create_from_scenario(owner=alice, scenario=alice_scenario, inputs=inputs)
+    assert "the limit is 50,000,000" in err.value.message
+    assert "2 GPU models × 500 node counts" in err.value.message
+    assert not SweepRun.objects.exists()
+
+
+def test_resume_queues_the_unfinished_chunks_again_and_counts_each_once(create, eager):
+    run = create()
+    services.sweep_chunk_run(run_id=run.pk, index=0)
+    assert services.sweep_resume(run=run) is True
+    run.refresh_from_db()
+    assert run.status == SweepStatus.DONE and run.chunks_done == run.chunks_total
+    assert run.evaluated_configs == sum(
+        SweepChunk.objects.filter(run=run).values_list("evaluated", flat=True)
+    )
+    assert services.sweep_resume(run=run) is False
+
+
+@override_settings(SWEEP_STALLED_S=0)
+def test_a_sweep_without_progress_offers_to_requeue(create):
+    run = create()
+    assert selectors.sweep_status(run=run)["stalled"] is True
+    services.sweep_cancel(run=run)
+    run.refresh_from_db()
+    assert selectors.sweep_status(run=run)["stalled"] is False

@@ -57,6 +57,7 @@ def _urls(run: SweepRun) -> list[tuple[str, str]]:
         ("get", reverse("sweeps:status", args=[run.pk])),
         ("get", reverse("sweeps:create", args=[run.scenario_id])),
         ("post", reverse("sweeps:cancel", args=[run.pk])),
+        ("post", reverse("sweeps:resume", args=[run.pk])),
         ("post", reverse("sweeps:open", args=[run.pk])),
     ]
 
@@ -80,7 +81,9 @@ def test_another_users_sweeps_are_not_listed(client, bob, pending_run):
     assert pending_run.name not in client.get(reverse("sweeps:list")).content.decode()
 
 
-def test_the_list_page_runs_a_fixed_number_of_queries(alice_client, alice, alice_scenario, django_assert_max_num_queries):
+def test_the_list_page_runs_a_fixed_number_of_queries(
+    alice_client, alice, alice_scenario, django_assert_max_num_queries
+):
     spec_run = dict(owner=alice, scenario=alice_scenario, spec={"gpus": []}, engine_version="x")
     SweepRun.objects.create(name="one", **spec_run)
     with django_assert_max_num_queries(4) as one:
@@ -142,7 +145,10 @@ def test_a_non_training_scenario_cannot_be_swept(alice_client, alice, catalog):
 def test_the_status_endpoint_reads_the_run_row(alice_client, pending_run):
     data = alice_client.get(reverse("sweeps:status", args=[pending_run.pk])).json()
     assert data["status"] == "pending" and data["active"] is True and data["percent"] == 0.0
-    assert data["total_configs"] == pending_run.total_configs and data["chunks_total"] == pending_run.chunks_total
+    assert (
+        data["total_configs"] == pending_run.total_configs
+        and data["chunks_total"] == pending_run.chunks_total
+    )
     services.sweep_chunk_run(run_id=pending_run.pk, index=0)
     data = alice_client.get(reverse("sweeps:status", args=[pending_run.pk])).json()
     assert data["status"] == "running" and 0 < data["percent"] < 100 and data["chunks_done"] == 1
@@ -169,7 +175,12 @@ def test_the_results_page_shows_the_pareto_chart_tables_and_summaries(alice_clie
     assert names == ["A100 SXM4 80GB", "H100 SXM5 80GB", "Pareto front"]  # catalog order
     assert chart["figure"]["layout"]["xaxis"]["title"]["text"] == "Training time (days)"
     assert "USD" in chart["figure"]["layout"]["yaxis"]["title"]["text"]
-    for heading in ("Shortest training time", "Lowest total cost of ownership", "Per GPU model", "Open as scenario"):
+    for heading in (
+        "Shortest training time",
+        "Lowest total cost of ownership",
+        "Per GPU model",
+        "Open as scenario",
+    ):
         assert heading in page
     best = done_run.result["best"]["min_time"][0]
     assert f"{best['nodes']:,}" in page
@@ -177,14 +188,20 @@ def test_the_results_page_shows_the_pareto_chart_tables_and_summaries(alice_clie
 
 def test_open_as_scenario_creates_the_copy_and_redirects_to_it(alice_client, done_run):
     row = done_run.result["best"]["min_tco"][0]
-    response = alice_client.post(reverse("sweeps:open", args=[done_run.pk]), {"chunk": row["chunk"], "row": row["row"]})
+    response = alice_client.post(
+        reverse("sweeps:open", args=[done_run.pk]), {"chunk": row["chunk"], "row": row["row"]}
+    )
     scenario = Scenario.objects.exclude(pk=done_run.scenario_id).get()
     assert response.status_code == 302 and response.url == scenario.get_absolute_url()
     assert scenario.latest_result.output["time"]["days"] == pytest.approx(row["days"], rel=1e-12)
 
 
 def test_open_as_scenario_with_a_bad_row_says_so(alice_client, done_run):
-    response = alice_client.post(reverse("sweeps:open", args=[done_run.pk]), {"chunk": 0, "row": "x"}, follow=True)
+    response = alice_client.post(
+        reverse("sweeps:open", args=[done_run.pk]), {"chunk": 0, "row": "x"}, follow=True
+    )
     assert "Pick a configuration" in response.content.decode()
-    response = alice_client.post(reverse("sweeps:open", args=[done_run.pk]), {"chunk": 999, "row": 0}, follow=True)
+    response = alice_client.post(
+        reverse("sweeps:open", args=[done_run.pk]), {"chunk": 999, "row": 0}, follow=True
+    )
     assert "not among the sweep" in response.content.decode()

@@ -175,7 +175,9 @@ def load(source: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CommandError(f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+        raise CommandError(
+            f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from exc
     except RecursionError as exc:
         raise CommandError(f"{source} is nested too deeply to be an export") from exc
 
