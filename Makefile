@@ -1,5 +1,5 @@
 # Two commands a newcomer needs: `make run` and `make test`. Both set up .venv themselves.
-.PHONY: run test lint fmt bench worker clean
+.PHONY: run test lint fmt bench bench-sweep loadtest worker clean
 
 run:
 	scripts/run.sh
@@ -15,6 +15,10 @@ fmt:
 
 bench:
 	scripts/bootstrap.sh && .venv/bin/python -m planner.engine.bench
+
+# Needs REDIS_URL and a PostgreSQL DATABASE_URL (it creates and drops its own database and queue).
+bench-sweep:
+	scripts/bootstrap.sh && .venv/bin/python scripts/bench_sweep.py
 
 worker:
 	.venv/bin/celery -A planner.celery worker --loglevel=info

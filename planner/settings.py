@@ -164,7 +164,18 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "900"))
 CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "840"))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600} if REDIS_URL else {}
+# With Redis a message held by a dead worker is redelivered after the visibility timeout; keep it above the
+# longest chunk (SWEEP_CHUNK_TIME_LIMIT_S).
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT_S", "3600"))} if REDIS_URL else {}
+)
+
+# Sweeps (planner/sweeps): size limit, per-user concurrency, chunk size and time limit, optional queue name.
+SWEEP_MAX_CONFIGS = int(os.environ.get("SWEEP_MAX_CONFIGS", "50000000"))
+SWEEP_MAX_RUNNING_PER_USER = int(os.environ.get("SWEEP_MAX_RUNNING_PER_USER", "2"))
+SWEEP_CHUNK_CONFIGS = int(os.environ.get("SWEEP_CHUNK_CONFIGS", "200000"))
+SWEEP_CHUNK_TIME_LIMIT_S = int(os.environ.get("SWEEP_CHUNK_TIME_LIMIT_S", "600"))
+SWEEP_QUEUE = os.environ.get("SWEEP_QUEUE", "")
 
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}

@@ -6,7 +6,7 @@
 What it does:
 1. makes a temporary folder with a fresh SQLite database: migrate, load_catalog, collectstatic, a user with an
    API token and a session, and (when the planning pages are installed) one evaluated scenario;
-2. starts gunicorn (`--workers`, gthread) on a free 127.0.0.1 port with production settings (DEBUG off, a
+2. starts gunicorn (`--workers`, sync by default) on a free 127.0.0.1 port with production settings (DEBUG off, a
    random SECRET_KEY, no TLS redirect, the estimate rate limit raised so that it does not distort the test);
 3. drives `POST /api/estimate/`, a results page (the scenario's page; the GPU catalog list if there is no
    scenario) and the same result as JSON (`GET /api/scenarios/<id>/results/<id>/`) with `wrk` when installed (Debian: `apt-get install wrk`), else with a threaded Python client,
@@ -35,6 +35,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+
+#: gunicorn's own advice for CPU-bound sync workers: (2 x cores) + 1. Sync workers take one request per
+#: connection, so the kernel hands each new connection to a free worker; with keep-alive gthread workers some
+#: connections wait behind busy ones (p95 of seconds measured on this machine).
+DEFAULT_WORKERS = 2 * (os.cpu_count() or 1) + 1
 
 #: The goal from issue 7: on this 2-core machine, at 32 concurrent connections.
 GOAL_REQUESTS_PER_S = 200.0
@@ -166,6 +171,7 @@ def server_env(workdir: Path, rate_limit: str) -> dict[str, str]:
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "RATE_LIMIT_ESTIMATE": rate_limit,
             "LOG_LEVEL": "ERROR",
+            "LOADTEST_WORKDIR": str(workdir),
         }
     )
     return env
@@ -190,6 +196,12 @@ def prepare(env: dict[str, str]) -> dict[str, str]:
     return json.loads(line.removeprefix("SETUP "))
 
 
+def server_log(env: dict[str, str], tail_chars: int = 4000) -> str:
+    """The end of gunicorn's log (errors of the app are logged there)."""
+    path = Path(env["LOADTEST_WORKDIR"]) / "gunicorn.log"
+    return path.read_text(errors="replace")[-tail_chars:] if path.exists() else ""
+
+
 def start_gunicorn(env: dict[str, str], port: int, args: argparse.Namespace) -> subprocess.Popen:
     gunicorn = Path(PYTHON).with_name("gunicorn")
     command = [
@@ -202,11 +214,12 @@ def start_gunicorn(env: dict[str, str], port: int, args: argparse.Namespace) -> 
         "--backlog=512",
         "--log-level=warning",
     ]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = (Path(env["LOADTEST_WORKDIR"]) / "gunicorn.log").open("wb")
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"gunicorn exited: {process.stderr.read().decode() if process.stderr else ''}")
+            raise SystemExit(f"gunicorn exited:\n{server_log(env)}")
         try:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
             connection.request("GET", "/healthz")
@@ -227,14 +240,14 @@ class Target:
     body: bytes | None
 
 
-def check_once(port: int, target: Target) -> None:
+def check_once(port: int, target: Target, env: dict[str, str]) -> None:
     """One request before the run, so that a misconfigured target fails loudly instead of counting errors."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request(target.method, target.path, body=target.body, headers=target.headers)
     response = connection.getresponse()
     content = response.read()
     if response.status != 200:
-        raise SystemExit(f"{target.name}: {response.status} {content[:300]!r}")
+        raise SystemExit(f"{target.name}: {response.status} {content[:300]!r}\n{server_log(env)}")
 
 
 def run_wrk(port: int, target: Target, args: argparse.Namespace, workdir: Path) -> Figures:
@@ -333,9 +346,11 @@ def run_python_client(port: int, target: Target, args: argparse.Namespace) -> Fi
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (default 4)")
-    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker (default 2)")
-    parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
+    parser.add_argument(
+        "--workers", type=int, default=DEFAULT_WORKERS, help=f"gunicorn workers (default {DEFAULT_WORKERS})"
+    )
+    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument("--threads", type=int, default=1, help="threads per gthread worker (default 1)")
     parser.add_argument("--connections", type=int, default=32, help="concurrent connections (default 32)")
     parser.add_argument("--duration", type=int, default=20, help="seconds per target (default 20)")
     parser.add_argument("--max-requests", type=int, default=50_000, help="request cap per target")
@@ -386,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         results = []
         for target in targets:
-            check_once(port, target)
+            check_once(port, target, env)
             figures = (
                 run_wrk(port, target, args, workdir) if use_wrk else run_python_client(port, target, args)
             )

@@ -38,6 +38,8 @@ PUBLIC = {
 }
 ANONYMOUS_OK = {401, 403, 404, 405}
 METHODS = ("get", "post")
+#: Converters that match database ids, sampled like `int` (planner.api.converters registers `id`).
+INT_CONVERTERS = {"id": "int"}
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ def world(alice) -> dict[str, str]:
 
 def _route_path(pattern: RoutePattern, samples: dict[str, str], namespace: str = "", name: str = "") -> str:
     def fill(match: re.Match) -> str:
-        key = f"{match.group(1) or ''}:{match.group(2)}"
+        converter = INT_CONVERTERS.get(match.group(1) or "", match.group(1) or "")
+        key = f"{converter}:{match.group(2)}"
         # Most specific first: "reports:sweep_pdf|int:pk", then "sweeps:int:pk", then "int:pk" (a scenario).
         for candidate in (f"{name}|{key}", f"{namespace}{key}", key):
             if candidate in samples:
@@ -201,3 +204,21 @@ def test_a_non_staff_user_cannot_open_the_admin(world, bob):
         if url.name.startswith("admin:") and url.name not in PUBLIC:
             response = client.get(url.path)
             assert response.status_code in ANONYMOUS_OK or _redirects_to_login(response), url
+
+
+HUGE_ID = "9" * 20  # past a 64-bit integer: SQLite raises OverflowError, PostgreSQL a DataError
+
+
+def test_ids_past_the_database_range_are_404_not_500(world, alice):
+    """`<int:pk>` matches any number of digits; a foreign-key filter with such a number overflows SQLite."""
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+    failures = []
+    for url in urls({**world, **{k: HUGE_ID for k, v in world.items() if v.isdigit()}}):
+        if HUGE_ID not in url.path:
+            continue
+        for method in METHODS:
+            status = getattr(client, method)(url.path).status_code
+            if status >= 500:
+                failures.append(f"{method.upper()} {url.path} ({url.name}) -> {status}")
+    assert not failures, "\n".join(failures)

@@ -12,7 +12,6 @@ from functools import cache
 from typing import Any
 
 from django import forms as django_forms
-from django.http import Http404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -25,6 +24,7 @@ from planner import selectors, services
 from planner.api import schemas
 from planner.api.base import ApiViewMixin
 from planner.api.errors import NON_FIELD_PATH, InvalidInput
+from planner.api.selectors import owned_result, owned_scenario
 from planner.api.throttles import EstimateThrottle
 from planner.engine.errors import SpecError
 from planner.forms import ScenarioForm, initial_from_scenario
@@ -241,13 +241,13 @@ CREATE_EXAMPLE = OpenApiExample(
 
 
 class ScenarioApiView(ApiViewMixin, APIView):
-    """Writes run the engine (and, for automatic parallelism, a layout search): rate-limited like estimate."""
+    # Writes run the engine (and, for automatic parallelism, a layout search): rate-limited like estimate.
 
     def get_throttles(self) -> list[BaseThrottle]:
         return [] if self.request.method in ("GET", "HEAD", "OPTIONS") else [EstimateThrottle()]
 
     def scenario(self, pk: int) -> Scenario:
-        return selectors.scenario_get(user=self.request.user, pk=pk)
+        return owned_scenario(user=self.request.user, pk=pk)
 
 
 class ScenarioListView(ScenarioApiView):
@@ -368,10 +368,7 @@ class ScenarioResultView(ScenarioApiView):
         tags=["scenarios"],
     )
     def get(self, request: Request, pk: int, result_id: int) -> Response:
-        result = selectors.scenario_result_get(scenario=self.scenario(pk), result_id=result_id)
-        if result is None:
-            raise Http404("No such result.")
-        return Response(result_full(result))
+        return Response(result_full(owned_result(user=request.user, scenario_pk=pk, result_id=result_id)))
 
 
 class ScenarioEvaluateView(ScenarioApiView):

@@ -3,7 +3,7 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from planner.api import docs, scenarios
+from planner.api import converters, docs, scenarios  # noqa: F401 (converters registers <id:...>)
 from planner.api.catalog import router as catalog_router
 from planner.api.estimate import EstimateView
 from planner.api.token import TokenView
@@ -11,15 +11,15 @@ from planner.api.token import TokenView
 urlpatterns = [
     path("estimate/", EstimateView.as_view(), name="api_estimate"),
     path("scenarios/", scenarios.ScenarioListView.as_view(), name="api_scenarios"),
-    path("scenarios/<int:pk>/", scenarios.ScenarioDetailView.as_view(), name="api_scenario_detail"),
-    path("scenarios/<int:pk>/results/", scenarios.ScenarioResultsView.as_view(), name="api_scenario_results"),
+    path("scenarios/<id:pk>/", scenarios.ScenarioDetailView.as_view(), name="api_scenario_detail"),
+    path("scenarios/<id:pk>/results/", scenarios.ScenarioResultsView.as_view(), name="api_scenario_results"),
     path(
-        "scenarios/<int:pk>/results/<int:result_id>/",
+        "scenarios/<id:pk>/results/<id:result_id>/",
         scenarios.ScenarioResultView.as_view(),
         name="api_scenario_result",
     ),
     path(
-        "scenarios/<int:pk>/evaluate/", scenarios.ScenarioEvaluateView.as_view(), name="api_scenario_evaluate"
+        "scenarios/<id:pk>/evaluate/", scenarios.ScenarioEvaluateView.as_view(), name="api_scenario_evaluate"
     ),
     path("token/", TokenView.as_view(), name="api_token"),
     path("schema/", SpectacularAPIView.as_view(), name="api_schema"),

@@ -27,6 +27,8 @@ DEFAULTS: dict[str, Any] = {
     # A waiting or running sweep with no finished chunk for this long offers "Re-queue unfinished chunks"
     # (for brokers that lose messages when a worker is killed, such as the embedded SQLite broker).
     "SWEEP_STALLED_S": 120,
+    # Deliveries of one chunk whose worker died (SIGKILL, out of memory) before the sweep is failed instead.
+    "SWEEP_CHUNK_MAX_ATTEMPTS": 3,
     # Retries of a chunk after a database error (connection lost, SQLite busy).
     "SWEEP_CHUNK_MAX_RETRIES": 3,
 }

@@ -60,7 +60,8 @@ class SweepRefused(Exception):
 
 @dataclass(frozen=True)
 class ChunkOutcome:
-    """What one delivery of a chunk task did: "done", "finished_run", "skipped" or "busy" (retry later)."""
+    """What one delivery of a chunk task did: "done", "finished_run" (it also merged the sweep), "skipped",
+    "failed" or "busy" (claimed elsewhere: retry after `retry_in_s`)."""
 
     state: str
     retry_in_s: float | None = None
@@ -116,11 +117,11 @@ def sweep_create(
             [SweepChunk(run=run, index=c["index"], pieces=c["pieces"], size=c["size"]) for c in plan.chunks],
             batch_size=500,
         )
-        transaction.on_commit(lambda: _enqueue(run.pk, len(plan.chunks)))
+        transaction.on_commit(lambda: _enqueue(run.pk))
     return run
 
 
-def _enqueue(run_id: int, chunks: int) -> None:
+def _enqueue(run_id: int) -> None:
     """Queue the sweep's fan-out task (one message, so the web request stays short even on the embedded
     broker, which writes each message to SQLite); a worker then queues one task per chunk."""
     from planner.sweeps.tasks import sweep_fan_out
@@ -137,9 +138,9 @@ def _enqueue(run_id: int, chunks: int) -> None:
 
 
 def sweep_fan_out(*, run_id: int, queue: str = "") -> int:
-    """Queue one chunk task per chunk still pending (or claimed by a worker long gone), as a group (workers take them in parallel), on `queue`
-    (the queue the sweep was submitted to; "" = the default). Running it twice only queues duplicates, which
-    the chunk claim makes harmless. In eager mode this runs the chunks."""
+    """Queue one chunk task per chunk still pending (or claimed by a worker long gone) as a group, which
+    workers take in parallel, on `queue` (the sweep's queue; "" = the default). Running it twice only queues
+    duplicates, which the chunk claim makes harmless. In eager mode this runs the chunks."""
     from planner.sweeps.tasks import sweep_chunk
 
     started = perf_counter()
@@ -161,7 +162,7 @@ def sweep_resume(*, run: SweepRun) -> bool:
     chunks that finish meanwhile are not counted twice. False when the sweep is not active."""
     if not SweepRun.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).exists():
         return False
-    _enqueue(run.pk, run.chunks_total)
+    _enqueue(run.pk)
     return True
 
 
@@ -179,8 +180,9 @@ def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool
     )
     if takeover:
         claim |= Q(status=ChunkStatus.RUNNING)
+    max_attempts = int(conf.value("SWEEP_CHUNK_MAX_ATTEMPTS"))
     claimed = SweepChunk.objects.filter(
-        claim, run_id=run_id, index=index, run__status__in=ACTIVE_STATUSES
+        claim, run_id=run_id, index=index, run__status__in=ACTIVE_STATUSES, attempts__lt=max_attempts
     ).update(
         status=ChunkStatus.RUNNING,
         claim_token=token,
@@ -189,7 +191,7 @@ def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool
         attempts=F("attempts") + 1,
     )
     if not claimed:
-        return _unclaimed(run_id, index, now, stale_s)
+        return _unclaimed(run_id, index, now, stale_s, takeover, max_attempts)
     SweepRun.objects.filter(pk=run_id, status=SweepStatus.PENDING).update(
         status=SweepStatus.RUNNING, started_at=now
     )
@@ -230,14 +232,33 @@ def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool
     return ChunkOutcome("done")
 
 
-def _unclaimed(run_id: int, index: int, now: Any, stale_s: float) -> ChunkOutcome:
-    """Why a claim failed: done/cancelled/failed (nothing to do) or a fresh claim elsewhere (retry later)."""
+def _unclaimed(
+    run_id: int, index: int, now: Any, stale_s: float, takeover: bool, max_attempts: int
+) -> ChunkOutcome:
+    """Why a claim failed: done/cancelled/failed (nothing to do), a chunk whose worker died on every attempt
+    (fail the sweep rather than kill workers forever), or a fresh claim elsewhere (retry later)."""
     row = (
         SweepChunk.objects.filter(run_id=run_id, index=index)
-        .values("status", "claimed_at", "run__status")
+        .values("status", "claimed_at", "attempts", "run__status")
         .first()
     )
-    if row is None or row["status"] != ChunkStatus.RUNNING or row["run__status"] not in ACTIVE_STATUSES:
+    if row is None or row["run__status"] not in ACTIVE_STATUSES:
+        return ChunkOutcome("skipped")
+    stale = row["claimed_at"] is not None and row["claimed_at"] < now - timedelta(seconds=stale_s)
+    may_take = row["status"] == ChunkStatus.PENDING or takeover or stale
+    if (
+        row["status"] in (ChunkStatus.PENDING, ChunkStatus.RUNNING)
+        and may_take
+        and row["attempts"] >= max_attempts
+    ):
+        sweep_chunk_fail(
+            run_id=run_id,
+            index=index,
+            error=f"its worker stopped {row['attempts']} times while evaluating it (killed, out of memory or "
+            "past the time limit); lower SWEEP_CHUNK_CONFIGS for smaller chunks",
+        )
+        return ChunkOutcome("failed")
+    if row["status"] != ChunkStatus.RUNNING:
         return ChunkOutcome("skipped")
     wait_s = (row["claimed_at"] + timedelta(seconds=stale_s) - now).total_seconds()
     return ChunkOutcome("busy", retry_in_s=max(1.0, wait_s + 1.0))

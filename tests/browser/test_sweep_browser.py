@@ -77,11 +77,11 @@ def test_a_sweep_started_in_the_browser_ends_with_a_pareto_chart(page, live_serv
 
 
 def test_progress_moves_without_a_reload_and_cancel_keeps_finished_chunks(
-    page, live_server, login, screenshot, alice, monkeypatch
+    page, live_server, login, screenshot, alice, monkeypatch, settings
 ):
     load_catalog()
     scenario = make_scenario(alice, name="Llama 3.1 8B, 1T tokens")
-    monkeypatch.setattr(services, "_enqueue", lambda run_id, chunks: None)
+    monkeypatch.setattr(services, "_enqueue", lambda run_id: None)
     monkeypatch.setattr(
         "planner.sweeps.conf.DEFAULTS", {**services.conf.DEFAULTS, "SWEEP_CHUNK_CONFIGS": 3000}
     )
@@ -118,7 +118,7 @@ def test_progress_moves_without_a_reload_and_cancel_keeps_finished_chunks(
 
 def test_bob_cannot_see_alices_sweep_in_the_browser(page, live_server, login, alice, bob, monkeypatch):
     load_catalog()
-    monkeypatch.setattr(services, "_enqueue", lambda run_id, chunks: None)
+    monkeypatch.setattr(services, "_enqueue", lambda run_id: None)
     run = services.sweep_create(owner=alice, scenario=make_scenario(alice), spec=engine_spec(nodes=[2]))
     login(page, bob)
     response = page.goto(f"{live_server.url}/sweeps/{run.pk}/")

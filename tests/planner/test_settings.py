@@ -18,6 +18,7 @@ def _run(args: list[str], extra_env: dict[str, str]) -> subprocess.CompletedProc
         "DJANGO_SETTINGS_MODULE",
         "SESSION_COOKIE_SECURE",
         "CSRF_COOKIE_SECURE",
+        "DJANGO_ALLOW_ASYNC_UNSAFE",  # set by the browser tests' conftest, refused by check --deploy
     }
     env = {k: v for k, v in os.environ.items() if k not in overridden and not k.startswith("SECURE_")}
     env.update({"PLANNER_SKIP_DOTENV": "1", "DJANGO_SETTINGS_MODULE": "planner.settings", **extra_env})

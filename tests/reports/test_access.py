@@ -98,8 +98,8 @@ def test_the_export_links_partial_links_every_export_of_a_page(alice_scenario, a
         "scenario_sensitivity_csv",
     ):
         assert reverse(f"reports:{name}", args=[alice_scenario.pk]) in html
-    html = render_to_string("reports/_export_links.html", {"compare_ids": [alice_scenario.pk, alice_b200.pk]})
-    assert f"{reverse('reports:comparison_pdf')}?ids={alice_scenario.pk}&ids={alice_b200.pk}" in html
+    html = render_to_string("reports/_export_links.html", {"compare_scenarios": [alice_scenario, alice_b200]})
+    assert f"{reverse('reports:comparison_pdf')}?ids={alice_scenario.pk}&amp;ids={alice_b200.pk}" in html
     html = render_to_string("reports/_export_links.html", {"sweep": alice_sweep})
     assert reverse("reports:sweep_pdf", args=[alice_sweep.pk]) in html
     assert reverse("reports:sweep_csv", args=[alice_sweep.pk]) in html

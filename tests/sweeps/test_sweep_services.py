@@ -97,6 +97,17 @@ def test_a_fresh_claim_elsewhere_is_retried_later_and_a_redelivery_takes_it_over
     assert chunk.attempts == 2 and chunk.claimed_by == "survivor" and chunk.status == ChunkStatus.DONE
 
 
+def test_a_chunk_whose_worker_died_on_every_attempt_fails_the_sweep(create):
+    run = create()
+    SweepChunk.objects.filter(run=run, index=2).update(
+        status=ChunkStatus.RUNNING, claim_token="dead", attempts=3, claimed_at=run.created_at
+    )
+    assert services.sweep_chunk_run(run_id=run.pk, index=2, takeover=True).state == "failed"
+    run.refresh_from_db()
+    assert run.status == SweepStatus.FAILED
+    assert "Chunk 2 failed: its worker stopped 3 times" in run.error and "SWEEP_CHUNK_CONFIGS" in run.error
+
+
 @override_settings(SWEEP_CLAIM_STALE_S=0)
 def test_a_stale_claim_is_reclaimed_without_a_redelivery(create):
     run = create()
