@@ -75,6 +75,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "planner.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -190,9 +191,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "planner.api.errors.api_exception_handler",
     "DEFAULT_THROTTLE_RATES": {
         "estimate": os.environ.get("RATE_LIMIT_ESTIMATE", "120/min"),
         "sweep": os.environ.get("RATE_LIMIT_SWEEP", "10/min"),
+        "token": os.environ.get("RATE_LIMIT_TOKEN", "20/min"),
     },
 }
 SPECTACULAR_SETTINGS = {
