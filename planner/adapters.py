@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import models
 
+from planner.engine.catalog import PCIE_FALLBACK_SOURCE, pcie_fallback_scaleup_gbs, pcie_generation
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
 
 #: Objective used for "automatic" parallelism: the fastest layout that fits (engine search objective).
@@ -90,6 +91,7 @@ GPU_FIELDS = (
     "fp4_tflops",
     "tdp_w",
     "scaleup_bw_gbs",
+    "pcie_gen",
     "price_usd",
 )
 SYSTEM_FIELDS = ("vendor", "name", "gpus", "system_max_power_kw", "price_usd")
@@ -234,8 +236,17 @@ def _normalised(value: Any) -> Any:
 # --------------------------------------------------------------------------------------------- payload
 
 
+def scaleup_bandwidth_gbs(gpu: Any) -> float:
+    """A catalog GPU's scale-up bandwidth (GB/s both directions): its fabric's, else its PCIe x16 host link
+    (engine/catalog.py `pcie_fallback_scaleup_gbs`, the same rule as the engine's seed resolution and the API)."""
+    if gpu.scaleup_bw_gbs is not None:
+        return gpu.scaleup_bw_gbs
+    return pcie_fallback_scaleup_gbs(gpu.pcie_gen)
+
+
 def gpu_payload(gpu: Any) -> dict[str, Any]:
-    """A catalog Gpu row -> the contract's `cluster.gpu` object (dense TFLOPS; memory as labelled)."""
+    """A catalog Gpu row -> the contract's `cluster.gpu` object (dense TFLOPS; memory as labelled). A GPU
+    without a scale-up fabric gets its PCIe host link (`scaleup_bandwidth_gbs`; `pcie_fallback_note` says so)."""
     tflops = _drop_none({key: getattr(gpu, column) for key, column in GPU_TFLOPS_KEYS.items()})
     return _drop_none(
         {
@@ -245,7 +256,7 @@ def gpu_payload(gpu: Any) -> dict[str, Any]:
             "memory_bandwidth_tbs": gpu.mem_bandwidth_tbs,
             "tflops": tflops,
             "tdp_w": gpu.tdp_w,
-            "scaleup_bandwidth_gbs": gpu.scaleup_bw_gbs,
+            "scaleup_bandwidth_gbs": scaleup_bandwidth_gbs(gpu),
             "price_usd": gpu.price_usd,
         }
     )
@@ -414,9 +425,24 @@ def cloud_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]
     return reference.usd_per_gpu_hour, note
 
 
+def pcie_fallback_note(gpu: Any) -> PlanningInput | None:
+    """The assumption shown when a catalog GPU has no scale-up fabric and its PCIe host link stands in."""
+    if gpu is None or gpu.scaleup_bw_gbs is not None:
+        return None
+    generation = pcie_generation(gpu.pcie_gen)
+    known = "" if gpu.pcie_gen is not None else " (the catalog gives no PCIe generation)"
+    return PlanningInput(
+        "cluster.gpu.scaleup_bandwidth_gbs",
+        pcie_fallback_scaleup_gbs(gpu.pcie_gen),
+        "GB/s both directions",
+        f"{gpu.model}: PCIe Gen{generation} x16{known}; {PCIE_FALLBACK_SOURCE}",
+    )
+
+
 def planning_inputs(scenario: Scenario) -> list[dict[str, Any]]:
     """The engine inputs this scenario leaves to the planner's documented defaults."""
-    notes = [server_price(scenario)[1], cloud_price(scenario)[1]]
+    gpu = None if scenario.custom_gpu else _scenario_gpu(scenario)
+    notes = [pcie_fallback_note(gpu), server_price(scenario)[1], cloud_price(scenario)[1]]
     return [note.as_dict() for note in notes if note is not None]
 
 

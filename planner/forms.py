@@ -7,14 +7,47 @@ Forms never call the engine. `ScenarioForm.scenario_inputs()` returns a dict of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
 
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
 from planner.adapters import CLOUD_PRICE_REFERENCES, field_for_path
+from planner.forms_fields import (
+    COLOCATION_CATEGORY,
+    COLOCATION_UNIT,
+    COOLING_CATEGORY,
+    CUSTOM,
+    CUSTOM_GPU_KEYS,
+    CUSTOM_GPU_TFLOPS,
+    CUSTOM_MODEL_KEYS,
+    DIRECT_FIELDS,
+    ELECTRICITY_CATEGORY,
+    ELECTRICITY_UNIT,
+    FIELDSETS,
+    GRID_CARBON_CATEGORY,
+    MAX_GPUS_PER_NODE,
+    MAX_NODES,
+    MAX_TOKENS_B,
+    SCALE_OUT_CATEGORY_PREFIX,
+    CoolingChoiceField,
+    FactChoiceField,
+    Fieldset,
+    GpuChoiceField,
+    NetworkChoiceField,
+    SwitchChoiceField,
+    SystemChoiceField,
+    _float,
+    _int,
+    model_preset_choices,
+)
+from planner.forms_pages import (
+    CloneForm,
+    CompareForm,
+    IntegerListField,
+    ScenarioSearchForm,
+    SignupForm,
+)
 from planner.models import (
     FacilityKind,
     JobScaling,
@@ -26,242 +59,42 @@ from planner.models import (
     Topology,
     WorkloadKind,
 )
-from planner.reports import formatting as fmt
 
-CUSTOM = "custom"
-MAX_NODES = 100_000
-MAX_GPUS_PER_NODE = 1_024
-MAX_TOKENS_B = (
-    1_000_000.0  # 10^15 tokens: far beyond any published run; catches unit slips (tokens vs billions)
-)
-
-ELECTRICITY_CATEGORY = "electricity price"
-ELECTRICITY_UNIT = "USD/kWh"
-COLOCATION_CATEGORY = "colocation"
-COLOCATION_UNIT = "USD per kW per month"
-GRID_CARBON_CATEGORY = "grid carbon"
-SCALE_OUT_CATEGORY_PREFIX = "scale-out fabric"
-COOLING_CATEGORY = "cooling technology"
-
-
-def model_preset_choices() -> list[tuple[str, str]]:
-    """The engine's model presets (name, label), then a custom shape."""
-    from planner.engine.api import presets
-
-    items = sorted(presets().items(), key=lambda kv: kv[1].get("label", kv[0]))
-    return [(name, spec.get("label", name)) for name, spec in items] + [(CUSTOM, "Custom shape…")]
-
-
-class GpuChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: Gpu) -> str:
-        memory = fmt.quantity(obj.memory_gb, "GB")
-        bf16 = fmt.quantity(obj.dense_16bit_tflops, "TFLOPS")
-        return f"{obj.vendor} {obj.model} — {memory}, {bf16} dense 16-bit"
-
-
-class SystemChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: System) -> str:
-        gpus = f"{obj.gpus} × {obj.gpu.model}" if obj.gpu_id and obj.gpus else obj.gpu_model_text
-        return f"{obj.vendor} {obj.name} ({gpus})"
-
-
-class NetworkChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: Interconnect) -> str:
-        return f"{obj.name} — {fmt.quantity(obj.port_rate_gbps, 'Gb/s')} per GPU port"
-
-
-class SwitchChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: Switch) -> str:
-        return f"{obj.vendor} {obj.model} — {obj.ports} × {fmt.quantity(obj.port_speed_gbps, 'Gb/s')}"
-
-
-class CoolingChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: Cooling) -> str:
-        if obj.pue_low is None and obj.pue_high is None:
-            return f"{obj.name} (PUE not published)"
-        if obj.pue_low == obj.pue_high or obj.pue_high is None:
-            return f"{obj.name} — PUE {fmt.sig(obj.pue_low)}"
-        return f"{obj.name} — PUE {fmt.sig(obj.pue_low)}–{fmt.sig(obj.pue_high)}"
-
-
-class FactChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: EconomicsFact) -> str:
-        return f"{obj.region}, {obj.period}: {fmt.sig(obj.value, 4)} {obj.unit}"
-
-
-def _int(label: str, help_text: str, *, min_value: int = 1, max_value: int | None = None, **kw: Any) -> Any:
-    return forms.IntegerField(
-        label=label, help_text=help_text, min_value=min_value, max_value=max_value, **kw
-    )
-
-
-def _float(
-    label: str, help_text: str, *, min_value: float | None = 0.0, max_value: float | None = None, **kw: Any
-) -> Any:
-    return forms.FloatField(label=label, help_text=help_text, min_value=min_value, max_value=max_value, **kw)
-
-
-@dataclass(frozen=True)
-class Fieldset:
-    key: str
-    legend: str
-    fields: tuple[str, ...]
-    show_when: str = ""  # "field=value|value" evaluated by static/js/planner_form.js (and the template)
-
-
-FIELDSETS: tuple[Fieldset, ...] = (
-    Fieldset("about", "Scenario", ("name", "notes")),
-    Fieldset("cluster", "Cluster", ("gpu_source", "gpu", "system", "nodes", "gpus_per_node", "cpu")),
-    Fieldset(
-        "custom_gpu",
-        "Custom GPU (datasheet numbers, dense)",
-        (
-            "custom_gpu_name",
-            "custom_gpu_memory_gb",
-            "custom_gpu_bandwidth_tbs",
-            "custom_gpu_bf16_tflops",
-            "custom_gpu_fp8_tflops",
-            "custom_gpu_tdp_w",
-            "custom_gpu_scaleup_gbs",
-            "custom_gpu_price_usd",
-        ),
-        show_when="gpu_source=custom",
-    ),
-    Fieldset(
-        "network",
-        "Network, cooling and storage",
-        (
-            "network",
-            "switch",
-            "topology",
-            "network_tiers",
-            "oversubscription",
-            "cooling",
-            "pue",
-            "storage_tb",
-        ),
-    ),
-    Fieldset("workload", "Workload", ("workload_kind", "model_preset", "tokens_b", "precision", "optimizer")),
-    Fieldset(
-        "custom_model",
-        "Custom model shape",
-        (
-            "custom_model_layers",
-            "custom_model_hidden",
-            "custom_model_heads",
-            "custom_model_kv_heads",
-            "custom_model_ffn_hidden",
-            "custom_model_ffn_type",
-            "custom_model_vocab",
-            "custom_model_seq_len",
-        ),
-        show_when="model_preset=custom",
-    ),
-    Fieldset(
-        "parallelism",
-        "Parallelism",
-        (
-            "parallelism_mode",
-            "tp",
-            "pp",
-            "dp",
-            "cp",
-            "ep",
-            "zero_stage",
-            "recompute",
-            "micro_batch",
-            "global_batch",
-        ),
-        show_when="workload_kind=training|inference",
-    ),
-    Fieldset(
-        "serving",
-        "Serving",
-        ("serving_batch", "context_len", "output_len", "target_tokens_per_s", "max_ttft_s", "max_tpot_s"),
-        show_when="workload_kind=inference",
-    ),
-    Fieldset(
-        "job",
-        "GPU job",
-        ("job_single_gpu_hours", "job_parallel_fraction", "job_scaling"),
-        show_when="workload_kind=job",
-    ),
-    Fieldset(
-        "economics",
-        "Economics",
-        (
-            "electricity",
-            "electricity_usd_per_kwh",
-            "grid_carbon",
-            "facility",
-            "colocation",
-            "years",
-            "utilization_pct",
-            "discount_rate_pct",
-            "cloud_usd_per_gpu_hour",
-            "server_price_usd",
-        ),
-    ),
-)
-
-
-# Scenario fields copied straight from cleaned_data (same name, same unit).
-DIRECT_FIELDS = (
-    "name",
-    "notes",
-    "nodes",
-    "gpus_per_node",
-    "cpu",
-    "network",
-    "switch",
-    "topology",
-    "network_tiers",
-    "oversubscription",
-    "cooling",
-    "pue",
-    "storage_tb",
-    "workload_kind",
-    "tokens_b",
-    "precision",
-    "optimizer",
-    "parallelism_mode",
-    "tp",
-    "pp",
-    "dp",
-    "cp",
-    "ep",
-    "zero_stage",
-    "recompute",
-    "micro_batch",
-    "global_batch",
-    "serving_batch",
-    "context_len",
-    "output_len",
-    "target_tokens_per_s",
-    "max_ttft_s",
-    "max_tpot_s",
-    "job_single_gpu_hours",
-    "job_parallel_fraction",
-    "job_scaling",
-    "electricity",
-    "electricity_usd_per_kwh",
-    "facility",
-    "colocation",
-    "grid_carbon",
-    "years",
-    "cloud_usd_per_gpu_hour",
-    "server_price_usd",
-)
-CUSTOM_GPU_KEYS = {
-    "custom_gpu_name": "name",
-    "custom_gpu_memory_gb": "memory_gb",
-    "custom_gpu_bandwidth_tbs": "memory_bandwidth_tbs",
-    "custom_gpu_tdp_w": "tdp_w",
-    "custom_gpu_scaleup_gbs": "scaleup_bandwidth_gbs",
-    "custom_gpu_price_usd": "price_usd",
-}
-CUSTOM_GPU_TFLOPS = {"custom_gpu_bf16_tflops": ("bf16", "fp16"), "custom_gpu_fp8_tflops": ("fp8",)}
-CUSTOM_MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_type", "vocab", "seq_len")
+#: Everything the planning pages import from here (building blocks and small forms live in forms_fields.py
+#: and forms_pages.py; they are re-exported so `from planner.forms import X` keeps working).
+__all__ = [
+    "COLOCATION_CATEGORY",
+    "COLOCATION_UNIT",
+    "COOLING_CATEGORY",
+    "CUSTOM",
+    "CUSTOM_GPU_KEYS",
+    "CUSTOM_GPU_TFLOPS",
+    "CUSTOM_MODEL_KEYS",
+    "CloneForm",
+    "CompareForm",
+    "CoolingChoiceField",
+    "DIRECT_FIELDS",
+    "ELECTRICITY_CATEGORY",
+    "ELECTRICITY_UNIT",
+    "FIELDSETS",
+    "FactChoiceField",
+    "Fieldset",
+    "GRID_CARBON_CATEGORY",
+    "GpuChoiceField",
+    "IntegerListField",
+    "MAX_GPUS_PER_NODE",
+    "MAX_NODES",
+    "MAX_TOKENS_B",
+    "NetworkChoiceField",
+    "SCALE_OUT_CATEGORY_PREFIX",
+    "ScenarioForm",
+    "ScenarioSearchForm",
+    "SignupForm",
+    "SwitchChoiceField",
+    "SystemChoiceField",
+    "initial_from_scenario",
+    "model_preset_choices",
+]
 
 
 class ScenarioForm(forms.Form):
@@ -532,6 +365,21 @@ class ScenarioForm(forms.Form):
             ):
                 if data.get(name) is not None and data[name] <= 0:
                     self.add_error(name, "Must be more than 0.")
+        self._clean_catalog_gpu_specs(data)
+
+    def _clean_catalog_gpu_specs(self, data: dict[str, Any]) -> None:
+        """A catalog GPU must carry the numbers the engine needs; say which are missing on the GPU field."""
+        gpu = self._chosen_gpu(data)
+        if gpu is None:
+            return
+        missing = gpu.missing_key_specs()
+        if missing:
+            field = "system" if data.get("gpu_source") == "system" else "gpu"
+            self.add_error(
+                field,
+                f"The catalog has no {', '.join(missing)} for the {gpu.model}, and the engine needs it: "
+                "pick another GPU, or enter it as a custom GPU with those numbers.",
+            )
 
     def _clean_model(self, data: dict[str, Any]) -> None:
         if data.get("model_preset") in (None, ""):
@@ -732,80 +580,3 @@ def _plain_number(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return int(value)
     return value
-
-
-class SignupForm(UserCreationForm):
-    """Username and password twice (Django's validators); the account can plan scenarios at once."""
-
-    class Meta(UserCreationForm.Meta):
-        fields = ("username",)
-
-
-class CloneForm(forms.Form):
-    name = forms.CharField(label="Name of the copy", max_length=200, required=False)
-    gpu = GpuChoiceField(
-        label="Run it on",
-        queryset=Gpu.objects.none(),
-        required=False,
-        empty_label="the same GPU",
-        help_text="Swap the GPU to compare the same job on other hardware.",
-    )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["gpu"].queryset = Gpu.objects.all()
-
-
-class ScenarioSearchForm(forms.Form):
-    SORTS = {
-        "-updated": ("-updated_at", "Recently changed"),
-        "name": ("name", "Name A–Z"),
-        "-created": ("-created_at", "Newest"),
-        "created": ("created_at", "Oldest"),
-        "-gpus": ("-total_gpus", "Most GPUs"),
-    }
-    q = forms.CharField(label="Search by name", required=False, max_length=100)
-    sort = forms.ChoiceField(
-        label="Sort", required=False, choices=[(k, label) for k, (_, label) in SORTS.items()]
-    )
-
-    def ordering(self) -> str:
-        key = self.cleaned_data.get("sort") if self.is_valid() else ""
-        return self.SORTS.get(key or "-updated", self.SORTS["-updated"])[0]
-
-    def query(self) -> str:
-        return (self.cleaned_data.get("q") or "").strip() if self.is_valid() else ""
-
-
-class IntegerListField(forms.Field):
-    """Repeated query parameters (?ids=1&ids=2) as a list of positive integers."""
-
-    widget = forms.MultipleHiddenInput
-
-    def to_python(self, value: Any) -> list[int]:
-        if not value:
-            return []
-        values = value if isinstance(value, list | tuple) else [value]
-        try:
-            numbers = [int(v) for v in values]
-        except (TypeError, ValueError) as exc:
-            raise forms.ValidationError("Scenario ids must be whole numbers.") from exc
-        if any(n < 1 for n in numbers):
-            raise forms.ValidationError("Scenario ids must be positive.")
-        return list(dict.fromkeys(numbers))
-
-
-class CompareForm(forms.Form):
-    """Which scenarios to compare; ownership is checked by the selector (someone else's id is a 404)."""
-
-    MIN_SCENARIOS = 2
-    MAX_SCENARIOS = 4
-    ids = IntegerListField(label="Scenarios")
-
-    def clean_ids(self) -> list[int]:
-        ids = self.cleaned_data["ids"]
-        if not self.MIN_SCENARIOS <= len(ids) <= self.MAX_SCENARIOS:
-            raise forms.ValidationError(
-                f"Pick between {self.MIN_SCENARIOS} and {self.MAX_SCENARIOS} scenarios to compare (got {len(ids)})."
-            )
-        return ids

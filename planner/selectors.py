@@ -3,7 +3,9 @@ user's scenario is a 404 (never a 403 that would confirm it exists)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -38,6 +40,29 @@ RESULT_HEAVY_FIELDS = (
     "latest_result__search_summary",
 )
 RECENT_SCENARIOS = 5
+#: Version of the cached results-section markup: bump it when templates/planner/_result_section.html changes
+#: in a way that must not serve sections rendered by the old template.
+RESULT_SECTION_VERSION = 1
+#: How long a rendered results section stays cached (s). Its key changes with anything that changes its HTML.
+RESULT_SECTION_TTL_S = 24 * 3600
+#: A URL inside a source text (the assumption sources are sentences with URLs in them).
+_URL_PATTERN = re.compile(r"https?://[^\s()<>]+[^\s()<>.,;:!?'\"]")
+
+
+def linked_parts(text: Any) -> list[tuple[str, bool]]:
+    """A source text split into (text, is_url) parts, so the page links URLs without `urlize` (which is slow
+    on long source lists)."""
+    value = "" if text is None else str(text)
+    parts: list[tuple[str, bool]] = []
+    position = 0
+    for match in _URL_PATTERN.finditer(value):
+        if match.start() > position:
+            parts.append((value[position : match.start()], False))
+        parts.append((match.group(0), True))
+        position = match.end()
+    if position < len(value):
+        parts.append((value[position:], False))
+    return parts
 
 
 def scenario_list(*, user: AbstractBaseUser, query: str = "", ordering: str = "-updated_at") -> QuerySet:
@@ -91,8 +116,7 @@ class ResultPage:
     engine_changed: bool = False
     current_engine_version: str = ""
     metrics: list[Column] = field(default_factory=list)
-    charts: list[dict[str, Any]] = field(default_factory=list)
-    hardware_bom: list[dict[str, Any]] = field(default_factory=list)
+    catalog_hash_now: str = ""
     history: list[ScenarioResult] = field(default_factory=list)
     share_links: list[ShareLink] = field(default_factory=list)
 
@@ -107,6 +131,51 @@ class ResultPage:
     @property
     def is_stale(self) -> bool:
         return bool(self.catalog_changes) or self.engine_changed
+
+    # The figures below are computed on first use: a cached results section never reads them.
+
+    @cached_property
+    def charts(self) -> list[dict[str, Any]]:
+        if self.result is None:
+            return []
+        return charts.result_charts(self.result.output, kind=self.kind)
+
+    @cached_property
+    def hardware_bom(self) -> list[dict[str, Any]]:
+        return hardware_bom(result=self.result, scenario=self.scenario) if self.result is not None else []
+
+    @cached_property
+    def input_assumptions(self) -> list[dict[str, Any]]:
+        """The planner's defaults with their source split into linkable parts."""
+        rows = self.result.input_assumptions if self.result is not None else []
+        return [{**row, "source_parts": linked_parts(row.get("source"))} for row in rows or []]
+
+    @cached_property
+    def engine_assumptions(self) -> list[dict[str, Any]]:
+        """The engine's assumptions (name first) with their source split into linkable parts."""
+        found = self.output.get("assumptions") or {}
+        return [
+            {**row, "name": name, "source_parts": linked_parts(row.get("source"))}
+            for name, row in found.items()
+            if isinstance(row, dict)
+        ]
+
+    @property
+    def kind(self) -> str:
+        return self.output.get("kind") or self.scenario.workload_kind
+
+    @property
+    def section_cache_key(self) -> str:
+        """What the rendered results section (templates/planner/_result_section.html) depends on: the result,
+        the engine and catalog it is read against, and the scenario's last change. A change of any of these
+        makes a new key, so a stale section is never served; old keys expire after RESULT_SECTION_TTL_S."""
+        updated = self.scenario.updated_at.isoformat() if self.scenario.updated_at else ""
+        result_id = self.result.pk if self.result else None
+        return f"v{RESULT_SECTION_VERSION}:{result_id}:{self.current_engine_version}:{self.catalog_hash_now}:{updated}"
+
+    @property
+    def section_ttl_s(self) -> int:
+        return RESULT_SECTION_TTL_S
 
 
 def _current_engine_version() -> str:
@@ -124,14 +193,11 @@ def result_page(*, scenario: Scenario, result_id: int | None = None, with_histor
     if result is None:
         return page
     page.is_latest = result.pk == scenario.latest_result_id
-    page.catalog_changes = adapters.catalog_changes(
-        result.catalog_snapshot, adapters.catalog_snapshot(scenario)
-    )
+    snapshot_now = adapters.catalog_snapshot(scenario)
+    page.catalog_changes = adapters.catalog_changes(result.catalog_snapshot, snapshot_now)
+    page.catalog_hash_now = adapters.snapshot_hash(snapshot_now)
     page.engine_changed = result.engine_version != page.current_engine_version
-    kind = result.output.get("kind") or scenario.workload_kind
-    page.metrics = metrics_for(kind)
-    page.charts = charts.result_charts(result.output, kind=kind)
-    page.hardware_bom = hardware_bom(result=result, scenario=scenario)
+    page.metrics = metrics_for(page.kind)
     return page
 
 

@@ -7,14 +7,15 @@ from the engine's output dict; the services only store it with the payload and t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -25,8 +26,11 @@ from planner.reports.columns import summary_from_output
 
 #: Bytes of randomness in a share token (secrets.token_urlsafe: 32 bytes -> 43 URL-safe characters).
 SHARE_TOKEN_BYTES = 32
-#: Automatic-parallelism searches kept per process (a few kB each; the key is the engine version + payload).
-SEARCH_CACHE_ENTRIES = 256
+#: How long an automatic-parallelism search answer stays in the cache framework (a few kB each). The key is
+#: the engine version + the search payload (model, GPU, nodes, GPUs per node, network, precision, batch,
+#: tokens), so any change that could change the layout is a new key; expiry only bounds the cache's size.
+SEARCH_CACHE_TTL_S = 7 * 24 * 3600
+SEARCH_CACHE_PREFIX = "planner:layout-search"
 #: Scenario fields a clone copies (everything but identity, ownership, timestamps and the result pointer).
 CLONED_FIELDS = tuple(
     f.name
@@ -56,15 +60,25 @@ class Evaluation:
     input_assumptions: list[dict[str, Any]]
 
 
+def search_cache_key(engine_version: str, payload_json: str) -> str:
+    digest = hashlib.sha256(f"{engine_version}\n{payload_json}".encode()).hexdigest()
+    return f"{SEARCH_CACHE_PREFIX}:{digest}"
+
+
 def _search(engine_version: str, payload_json: str) -> dict[str, Any]:
-    """What the page keeps of an automatic search (counts, time, the ranked layouts), from a per-process cache:
-    the search is deterministic for one engine version and payload, and live previews repeat it when only
-    economics or names change. A deep copy is returned so callers cannot alter the cached answer."""
-    return json.loads(_search_json(engine_version, payload_json))
+    """What the page keeps of an automatic search (counts, time, the ranked layouts), from Django's cache (shared
+    by the web workers when Redis is configured): the search is deterministic for one engine version and
+    payload, and live previews repeat it when only economics or names change, so only the first one pays.
+    A fresh copy is returned so callers cannot alter the cached answer."""
+    key = search_cache_key(engine_version, payload_json)
+    summary_json = cache.get(key)
+    if summary_json is None:
+        summary_json = _search_json(payload_json)
+        cache.set(key, summary_json, SEARCH_CACHE_TTL_S)
+    return json.loads(summary_json)
 
 
-@lru_cache(maxsize=SEARCH_CACHE_ENTRIES)
-def _search_json(engine_version: str, payload_json: str) -> str:
+def _search_json(payload_json: str) -> str:
     found = _engine().search(json.loads(payload_json))
     summary = {
         "objective": found.get("objective"),

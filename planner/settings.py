@@ -174,7 +174,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
 # Sweeps (planner/sweeps): size limit, per-user concurrency, chunk size and time limit, optional queue name.
 SWEEP_MAX_CONFIGS = int(os.environ.get("SWEEP_MAX_CONFIGS", "50000000"))
 SWEEP_MAX_RUNNING_PER_USER = int(os.environ.get("SWEEP_MAX_RUNNING_PER_USER", "2"))
-SWEEP_CHUNK_CONFIGS = int(os.environ.get("SWEEP_CHUNK_CONFIGS", "200000"))
+SWEEP_CHUNK_CONFIGS = int(os.environ.get("SWEEP_CHUNK_CONFIGS", "100000"))
 SWEEP_CHUNK_TIME_LIMIT_S = int(os.environ.get("SWEEP_CHUNK_TIME_LIMIT_S", "600"))
 SWEEP_QUEUE = os.environ.get("SWEEP_QUEUE", "")
 

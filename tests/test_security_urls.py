@@ -64,6 +64,9 @@ def world(alice) -> dict[str, str]:
         "sweeps:int:pk": str(sweep.pk),
         "reports:sweep_pdf|int:pk": str(sweep.pk),
         "reports:sweep_csv|int:pk": str(sweep.pk),
+        "api_sweep_detail|int:pk": str(sweep.pk),
+        "api_sweep_cancel|int:pk": str(sweep.pk),
+        "api_sweep_results|int:pk": str(sweep.pk),
         "reports:report_detail|int:pk": str(report.pk),
         "reports:report_download|int:pk": str(report.pk),
         "reports:report_retry|int:pk": str(report.pk),
@@ -182,6 +185,9 @@ def test_another_user_gets_404_for_alices_scenario_results_and_links(world, bob,
         "reports:scenario_pdf",
         "reports:sweep_pdf",
         "reports:report_detail",
+        "api_sweep_detail",
+        "api_sweep_cancel",
+        "api_sweep_results",
     }
     client = Client()
     client.force_login(bob)

@@ -7,11 +7,15 @@ Bad input is a 400 whose body maps each field path to its messages, the same pat
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.db import InterfaceError, OperationalError, connections
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+logger = logging.getLogger(__name__)
 
 #: Path used for problems that concern the request body as a whole (not valid JSON, not an object ...).
 BODY_PATH = "(body)"
@@ -34,6 +38,41 @@ class InvalidInput(exceptions.APIException):
     def __init__(self, errors: dict[str, list[str]]) -> None:
         self.errors = errors
         super().__init__(detail="Invalid input.")
+
+
+#: Seconds a client should wait after the database dropped its connection (reconnects on the next request).
+DATABASE_RETRY_AFTER_S = 5
+DATABASE_UNAVAILABLE = "database unavailable: the connection to the database was lost; retry in a few seconds"
+
+
+class ServiceUnavailable(exceptions.APIException):
+    """A 503 with a message and a Retry-After header (task queue or database down)."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "Service unavailable."
+    default_code = "service_unavailable"
+
+    def __init__(self, detail: str, retry_after_s: int) -> None:
+        super().__init__(detail=detail)
+        self.retry_after_s = retry_after_s
+
+
+def close_broken_connections() -> None:
+    """Close every database connection that errored and no longer answers, so the next query reconnects."""
+    for connection in connections.all(initialized_only=True):
+        if _is_broken(connection):
+            connection.close()
+
+
+def _is_broken(connection: Any) -> bool:
+    """The socket is gone (psycopg marks it `broken`/`closed`); outside a transaction, also a failed ping. Inside
+    one a ping fails for a merely aborted transaction, which must be rolled back, not closed."""
+    raw = connection.connection
+    if raw is None:
+        return False
+    if getattr(raw, "broken", False) or getattr(raw, "closed", False) is True:
+        return True
+    return not connection.in_atomic_block and not connection.is_usable()
 
 
 def flatten_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
@@ -60,6 +99,16 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     """REST framework's handler, with validation and parse errors reshaped to `{"errors": {path: [...]}}`."""
     if isinstance(exc, InvalidInput):
         return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, OperationalError | InterfaceError):  # connection dropped mid-request: 503, not 500
+        logger.warning("database error answered with 503: %s", exc)
+        close_broken_connections()
+        exc = ServiceUnavailable(DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S)
+    if isinstance(exc, ServiceUnavailable):
+        return Response(
+            {"detail": str(exc.detail)},
+            status=exc.status_code,
+            headers={"Retry-After": str(exc.retry_after_s)},
+        )
     response = exception_handler(exc, context)
     if response is None:
         return None

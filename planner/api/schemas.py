@@ -240,6 +240,7 @@ def error_responses(*codes: int) -> dict[int, OpenApiResponse]:
         413: f"Request body over {MAX_BODY_BYTES // 1024} KiB.",
         415: "Body is not application/json.",
         429: "Rate limit reached; retry after the number of seconds in the Retry-After header.",
+        503: "A service behind the API (task queue or database) is down; retry after Retry-After seconds.",
     }
     return {
         code: OpenApiResponse(ERRORS_SCHEMA if code == 400 else DETAIL_SCHEMA, description=descriptions[code])

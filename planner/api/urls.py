@@ -3,7 +3,7 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from planner.api import converters, docs, scenarios  # noqa: F401 (converters registers <id:...>)
+from planner.api import converters, docs, scenarios, sweeps  # noqa: F401 (converters registers <id:...>)
 from planner.api.catalog import router as catalog_router
 from planner.api.estimate import EstimateView
 from planner.api.token import TokenView
@@ -21,6 +21,10 @@ urlpatterns = [
     path(
         "scenarios/<id:pk>/evaluate/", scenarios.ScenarioEvaluateView.as_view(), name="api_scenario_evaluate"
     ),
+    path("sweeps/", sweeps.SweepListView.as_view(), name="api_sweeps"),
+    path("sweeps/<id:pk>/", sweeps.SweepDetailView.as_view(), name="api_sweep_detail"),
+    path("sweeps/<id:pk>/cancel/", sweeps.SweepCancelView.as_view(), name="api_sweep_cancel"),
+    path("sweeps/<id:pk>/results/", sweeps.SweepResultsView.as_view(), name="api_sweep_results"),
     path("token/", TokenView.as_view(), name="api_token"),
     path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("docs/", docs.ApiDocsView.as_view(), name="api_docs"),

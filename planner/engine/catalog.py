@@ -25,10 +25,32 @@ TFLOPS_COLUMNS: dict[str, str] = {
     "int8": "int8_tops_dense",
     "fp4": "fp4_tflops_dense",
 }
-#: Host link of GPUs without a scale-up fabric: PCIe x16, GB/s both directions summed, by generation
-#: (PCI-SIG: 16 GT/s Gen4 ≈ 32 GB/s per direction, doubling per generation).
-PCIE_X16_BIDIR_GBS: dict[int, float] = {3: 32.0, 4: 64.0, 5: 128.0, 6: 256.0}
+#: Host link of GPUs without a scale-up fabric: PCIe x16, GB/s both directions summed, by generation. Gen4-6
+#: are the catalog's host-link rows pcie4_x16 / pcie5_x16 / pcie6_x16 (catalog/seed/interconnects.csv,
+#: aggregate_bw_gbs_bidir, after stas00/ml-engineering network/README.md); Gen3 is half of Gen4 (PCI-SIG
+#: doubles the transfer rate per generation).
+PCIE_X16_BIDIR_GBS: dict[int, float] = {3: 31.0, 4: 62.0, 5: 126.0, 6: 242.0}
+#: Generation assumed when a GPU without a scale-up fabric has no PCIe generation in the catalog (TPU v4,
+#: Ascend 910B): Gen4, the oldest host link of the catalog's accelerators (interconnects.csv pcie4_x16).
 PCIE_DEFAULT_GENERATION = 4
+#: How the fallback is explained wherever it is echoed (engine assumptions, planning pages, API).
+PCIE_FALLBACK_SOURCE = (
+    "no scale-up fabric in the catalog: GPUs talk over the PCIe x16 host link of the catalog's PCIe "
+    "generation (Gen4 when unknown); bandwidth from the catalog's pcie4_x16/pcie5_x16/pcie6_x16 rows"
+)
+
+
+def pcie_generation(pcie_gen: float | None) -> int:
+    """The PCIe generation the fallback uses: the catalog's when it is one we know, else the default."""
+    if pcie_gen is not None and int(pcie_gen) == pcie_gen and int(pcie_gen) in PCIE_X16_BIDIR_GBS:
+        return int(pcie_gen)
+    return PCIE_DEFAULT_GENERATION
+
+
+def pcie_fallback_scaleup_gbs(pcie_gen: float | None) -> float:
+    """Scale-up bandwidth (GB/s, both directions) of a GPU without a scale-up fabric: its PCIe x16 host link.
+    The one implementation of the rule, shared by the seed resolution below, the planning pages and the API."""
+    return PCIE_X16_BIDIR_GBS[pcie_generation(pcie_gen)]
 
 
 def _number(cell: str | None) -> float | None:
@@ -88,11 +110,7 @@ def gpu_object(row: dict[str, str]) -> dict[str, Any]:
         if value is not None:
             out[key] = value
     if "scaleup_bandwidth_gbs" not in out:
-        gen = _number(row.get("pcie_gen"))
-        generation = (
-            int(gen) if gen is not None and int(gen) in PCIE_X16_BIDIR_GBS else PCIE_DEFAULT_GENERATION
-        )
-        out["scaleup_bandwidth_gbs"] = PCIE_X16_BIDIR_GBS[generation]
+        out["scaleup_bandwidth_gbs"] = pcie_fallback_scaleup_gbs(_number(row.get("pcie_gen")))
     return out
 
 

@@ -20,7 +20,7 @@ from planner.reports import columns as cols
 #: Rows per piece of the streamed body (one write to the socket per piece).
 ROWS_PER_PIECE = 2000
 #: Sweep rows converted to Python values at a time (bounds memory to one slice, not one chunk, of lists).
-SWEEP_SLICE_ROWS = 20_000
+SWEEP_SLICE_ROWS = 5_000
 #: First characters that make a spreadsheet treat a cell as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 CONTENT_TYPE = "text/csv; charset=utf-8"

@@ -58,6 +58,42 @@ class SweepRefused(Exception):
         self.field = field
 
 
+class QueueUnavailable(SweepRefused):
+    """The Celery broker cannot be reached, so the sweep was not created (the caller answers 503)."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(QUEUE_UNAVAILABLE_MESSAGE + (f" ({detail})" if detail else ""))
+
+
+#: What a user is told when the broker is down (the API's 503 detail starts with "queue unavailable").
+QUEUE_UNAVAILABLE_MESSAGE = (
+    "queue unavailable: the task queue (Celery broker) cannot be reached, so the sweep was not started; "
+    "nothing was saved, try again in a minute"
+)
+#: Seconds to wait for the broker's answer before a sweep is refused (settings.SWEEP_BROKER_TIMEOUT_S).
+BROKER_TIMEOUT_S_DEFAULT = 2.0
+#: Publish retries when queueing a sweep: a short blip is retried, an outage fails within about a second.
+PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+
+
+def broker_check() -> None:
+    """Raise QueueUnavailable unless the Celery broker answers within SWEEP_BROKER_TIMEOUT_S (eager: no-op).
+    Checked before anything is written, so a broker outage leaves no sweep behind."""
+    from django.conf import settings
+
+    from planner.celery import app
+
+    if app.conf.task_always_eager:
+        return
+    timeout_s = float(getattr(settings, "SWEEP_BROKER_TIMEOUT_S", BROKER_TIMEOUT_S_DEFAULT))
+    try:
+        with app.connection_for_write(connect_timeout=timeout_s) as conn:
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0.2, timeout=timeout_s)
+    except Exception as exc:  # kombu wraps every transport's errors differently: any failure is "down"
+        logger.warning("sweep refused: broker unreachable (%s)", exc)
+        raise QueueUnavailable(str(exc)[:200]) from exc
+
+
 @dataclass(frozen=True)
 class ChunkOutcome:
     """What one delivery of a chunk task did: "done", "finished_run" (it also merged the sweep), "skipped",
@@ -91,6 +127,7 @@ def sweep_create(
         raise SweepRefused(engine_sweep.size_message(plan, spec, limit), field="nodes")
     if plan.total_configs == 0:
         raise SweepRefused("This sweep has no configuration to evaluate.", field="nodes")
+    broker_check()
     default_name = f"Sweep of {scenario.name}" if scenario is not None else "Sweep"
     with transaction.atomic():
         # Write first (SQLite takes its write lock here), then serialise this user's creates on the user row
@@ -117,11 +154,15 @@ def sweep_create(
             [SweepChunk(run=run, index=c["index"], pieces=c["pieces"], size=c["size"]) for c in plan.chunks],
             batch_size=500,
         )
-        transaction.on_commit(lambda: _enqueue(run.pk))
+        queued: list[bool] = []
+        transaction.on_commit(lambda: queued.append(_enqueue(run.pk)))
+    if queued == [False]:  # committed and published right here, and the broker went down meanwhile
+        SweepRun.objects.filter(pk=run.pk, status=SweepStatus.FAILED).delete()
+        raise QueueUnavailable()
     return run
 
 
-def _enqueue(run_id: int) -> None:
+def _enqueue(run_id: int) -> bool:
     """Queue the sweep's fan-out task (one message, so the web request stays short even on the embedded
     broker, which writes each message to SQLite); a worker then queues one task per chunk."""
     from planner.sweeps.tasks import sweep_fan_out
@@ -129,12 +170,15 @@ def _enqueue(run_id: int) -> None:
     started = perf_counter()
     queue = conf.value("SWEEP_QUEUE") or ""
     try:
-        sweep_fan_out.apply_async(args=(run_id, queue), **conf.queue_options())
+        sweep_fan_out.apply_async(
+            args=(run_id, queue), retry_policy=PUBLISH_RETRY_POLICY, **conf.queue_options()
+        )
     except Exception as exc:  # the broker is unreachable: say so on the run instead of leaving it pending
         logger.exception("sweep %s: could not queue it", run_id)
         _fail_run(run_id, f"Could not queue the sweep's tasks (is the Celery broker running?): {exc}")
-        return
+        return False
     SweepRun.objects.filter(pk=run_id).update(enqueue_s=F("enqueue_s") + (perf_counter() - started))
+    return True
 
 
 def sweep_fan_out(*, run_id: int, queue: str = "") -> int:

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from catalog.models import Gpu
 from planner.api.schemas import CATALOG_EXAMPLE, CONTRACT_EXAMPLE
 from planner.api.services import gpu_memo_clear
+from tests.sweeps.conftest import alice_scenario, catalog, eager  # noqa: F401 (fixtures for the sweep API)
 
 ESTIMATE_URL = "/api/estimate/"
 CATALOG_GPU_ID = "nvidia_h100_sxm5_80gb"

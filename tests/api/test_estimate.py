@@ -150,8 +150,8 @@ BAD_VALUES = {
     "unknown catalog GPU": (contract_payload(cluster={"gpu": "nvidia_h999"}), "cluster.gpu"),
     "GPU as a boolean": (contract_payload(cluster={"gpu": True}), "cluster.gpu"),
     "null model": (contract_payload(workload={"model": None}), "workload.model"),
-    "1000-deep object as workload kind": (
-        contract_payload(workload={"kind": json.loads('{"a":' * 900 + "1" + "}" * 900)}),
+    "500-deep object as workload kind": (  # below the recursion limit under any runner
+        contract_payload(workload={"kind": json.loads('{"a":' * 500 + "1" + "}" * 500)}),
         "workload.kind",
     ),
     "absurd years": (contract_payload(economics={"years": 10**9}), "economics.years"),

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from drf_spectacular.validation import validate_schema
 from hypothesis import HealthCheck, Phase, given, settings
 from rest_framework.authtoken.models import Token
@@ -22,6 +24,20 @@ from tests.api.conftest import make_gpu
 from tests.planner.conftest import load_catalog
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """Schemathesis calls the real WSGI handler, whose request signals close "old" database connections: on
+    PostgreSQL that closes the test's transaction (Django's test client disconnects them the same way)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+
 
 SCHEMA_URL = "/api/schema/"
 #: Examples per operation and generation mode: enough to reach every validation branch of a flat catalog row
@@ -96,6 +112,7 @@ FUZZ_GROUPS = [f"/api/catalog/{name}/" for name in CATALOG_ENDPOINTS] + [
     "/api/estimate/",
     "/api/token/",
     "/api/scenarios/",
+    "/api/sweeps/",
 ]
 
 

@@ -82,9 +82,7 @@ def test_progress_moves_without_a_reload_and_cancel_keeps_finished_chunks(
     load_catalog()
     scenario = make_scenario(alice, name="Llama 3.1 8B, 1T tokens")
     monkeypatch.setattr(services, "_enqueue", lambda run_id: None)
-    monkeypatch.setattr(
-        "planner.sweeps.conf.DEFAULTS", {**services.conf.DEFAULTS, "SWEEP_CHUNK_CONFIGS": 3000}
-    )
+    settings.SWEEP_CHUNK_CONFIGS = 3000
     login(page, alice)
     _fill_form(page, live_server, scenario, "2-16 step 2")
     run = SweepRun.objects.get(owner=alice)

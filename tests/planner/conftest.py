@@ -43,3 +43,11 @@ def make_scenario(owner: Any, starter: str = "llama70b-h100", **overrides: Any) 
 @pytest.fixture
 def alice_scenario(catalog, alice) -> Scenario:
     return make_scenario(alice, name="Alice 70B plan")
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    """Each test starts with an empty cache (cached results sections and layouts never leak between tests)."""
+    from django.core.cache import cache
+
+    cache.clear()

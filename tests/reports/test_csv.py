@@ -161,7 +161,7 @@ def test_sweep_csv_lists_every_evaluated_configuration_with_the_stored_figures(c
 
 
 MILLION = 1_000_000
-CHUNK_ROWS = 200_000
+CHUNK_ROWS = 100_000  # SWEEP_CHUNK_CONFIGS default
 #: Peak resident memory growth allowed while streaming a million rows (~130 MB of CSV): one chunk's arrays
 #: (~20 MB) and one slice of rows, with room for the allocator.
 STREAM_RSS_GROWTH_MAX_KB = 80 * 1024

@@ -11,7 +11,6 @@ import pytest
 from django.core.management import call_command
 
 from planner.middleware import CONTENT_SECURITY_POLICY
-from tests.browser.conftest import browser, login, page  # noqa: F401 (fixtures)
 from tests.planner.conftest import make_scenario
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -29,7 +28,7 @@ def _with_policy(route) -> None:
     route.fulfill(response=response, headers=headers)
 
 
-def _visit(page, url: str, wait_for: str | None = None) -> list[str]:  # noqa: F811
+def _visit(page, url: str, wait_for: str | None = None) -> list[str]:
     page.goto(url)
     page.wait_for_load_state("networkidle")
     if wait_for:
@@ -37,7 +36,7 @@ def _visit(page, url: str, wait_for: str | None = None) -> list[str]:  # noqa: F
     return page.evaluate("window.__cspViolations")
 
 
-def test_pages_with_charts_and_forms_raise_no_csp_violation(page, live_server, login, alice):  # noqa: F811
+def test_pages_with_charts_and_forms_raise_no_csp_violation(page, live_server, login, alice):
     call_command("load_catalog", stdout=io.StringIO(), stderr=io.StringIO())
     scenario = make_scenario(alice, name="CSP check")
     page.add_init_script(VIOLATIONS_JS)
