@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -83,6 +84,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "planner.middleware_db.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "planner.urls"
@@ -177,10 +179,25 @@ SWEEP_MAX_RUNNING_PER_USER = int(os.environ.get("SWEEP_MAX_RUNNING_PER_USER", "2
 SWEEP_CHUNK_CONFIGS = int(os.environ.get("SWEEP_CHUNK_CONFIGS", "100000"))
 SWEEP_CHUNK_TIME_LIMIT_S = int(os.environ.get("SWEEP_CHUNK_TIME_LIMIT_S", "600"))
 SWEEP_QUEUE = os.environ.get("SWEEP_QUEUE", "")
+SWEEP_BROKER_TIMEOUT_S = float(os.environ.get("SWEEP_BROKER_TIMEOUT_S", "2"))
 
+
+def _redis_cache_url(broker_url: str) -> str:
+    """The cache lives in the Redis database after the broker's, so clearing the cache never drops queued tasks."""
+    parts = urlsplit(broker_url)
+    db = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{db + 1}"))
+
+
+# A cache that answers a miss (instead of an error) while Redis is down, so pages keep working.
+CACHE_REDIS_URL = os.environ.get("CACHE_REDIS_URL", "") or (_redis_cache_url(REDIS_URL) if REDIS_URL else "")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-    if REDIS_URL
+    "default": {
+        "BACKEND": "planner.api.cache.FailOpenRedisCache",
+        "LOCATION": CACHE_REDIS_URL,
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
+    }
+    if CACHE_REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "planner"}
 }
 

@@ -33,6 +33,7 @@ def sweep_list(request: HttpRequest) -> HttpResponse:
 def sweep_create(request: HttpRequest, scenario_pk: int) -> HttpResponse:
     scenario = planner_selectors.scenario_get(user=request.user, pk=scenario_pk)
     form = SweepForm(request.POST or None, scenario=scenario)
+    status = 400 if request.method == "POST" else 200
     if request.method == "POST" and form.is_valid():
         try:
             run = services.sweep_create_from_scenario(
@@ -40,11 +41,13 @@ def sweep_create(request: HttpRequest, scenario_pk: int) -> HttpResponse:
             )
         except SpecError as err:
             form.add_spec_errors(err)
+        except services.QueueUnavailable as err:
+            form.add_error(None, err.message)
+            status = 503
         except services.SweepRefused as err:
             form.add_error(err.field, err.message)
         else:
             return redirect(run)
-    status = 400 if request.method == "POST" else 200
     return render(request, "sweeps/sweep_form.html", {"form": form, "scenario": scenario}, status=status)
 
 
