@@ -193,7 +193,7 @@ def _redis_cache_url(broker_url: str) -> str:
 CACHE_REDIS_URL = os.environ.get("CACHE_REDIS_URL", "") or (_redis_cache_url(REDIS_URL) if REDIS_URL else "")
 CACHES = {
     "default": {
-        "BACKEND": "planner.api.cache.FailOpenRedisCache",
+        "BACKEND": "planner.cache.FailOpenRedisCache",
         "LOCATION": CACHE_REDIS_URL,
         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
     }

@@ -24,7 +24,7 @@ from tests.conftest import require_service
 
 #: The cache as the lead is asked to configure it (settings.CACHES): fail-open, short socket timeouts.
 CACHE_SETTINGS = {
-    "BACKEND": "planner.api.cache.FailOpenRedisCache",
+    "BACKEND": "planner.cache.FailOpenRedisCache",
     "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
 }
 #: Seconds to wait for a fresh redis-server to answer PING.

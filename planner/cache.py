@@ -2,7 +2,7 @@
 warning, so a cache outage slows pages down instead of answering 500 (the results-section fragment cache, the
 search-summary cache and the rate-limit counters all live in this cache).
 
-Settings: CACHES["default"]["BACKEND"] = "planner.api.cache.FailOpenRedisCache" (with short socket timeouts in
+Settings: CACHES["default"]["BACKEND"] = "planner.cache.FailOpenRedisCache" (with short socket timeouts in
 OPTIONS so a dead Redis costs milliseconds, not the OS's connect timeout).
 """
 
