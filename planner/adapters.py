@@ -18,6 +18,7 @@ from typing import Any
 from django.db import models
 
 from planner.engine.catalog import PCIE_FALLBACK_SOURCE, pcie_fallback_scaleup_gbs, pcie_generation
+from planner.engine.parse import PARALLELISM_KEYS
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
 
 #: Objective used for "automatic" parallelism: the fastest layout that fits (engine search objective).
@@ -503,21 +504,7 @@ def search_payload(scenario: Scenario) -> dict[str, Any]:
 
 def with_parallelism(payload: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """`payload` with the layout a search chose (only the contract's parallelism keys are taken over)."""
-    keys = {
-        "tp",
-        "pp",
-        "dp",
-        "cp",
-        "ep",
-        "virtual_stages",
-        "sequence_parallel",
-        "zero_stage",
-        "recompute",
-        "micro_batch",
-        "global_batch",
-        "flash_attention",
-    }
-    chosen = {k: v for k, v in config.items() if k in keys}
+    chosen = {k: v for k, v in config.items() if k in PARALLELISM_KEYS}
     out = json.loads(json.dumps(payload))
     out["workload"]["parallelism"] = {**out["workload"].get("parallelism", {}), **chosen}
     return out

@@ -23,7 +23,6 @@ from django.dispatch import receiver
 
 from catalog.models import Gpu
 from planner import adapters
-from planner.engine.catalog import PCIE_DEFAULT_GENERATION, PCIE_X16_BIDIR_GBS
 from planner.engine.errors import SpecError
 
 logger = logging.getLogger(__name__)
@@ -55,13 +54,8 @@ def catalog_gpu_object(gpu_id: str) -> dict[str, Any] | None:
     row = Gpu.objects.filter(pk=gpu_id).first()
     if row is None or row.missing_key_specs():
         return None  # the engine resolves the id from its seed files or names the problem
-    gpu = {**adapters.gpu_payload(row), "id": row.pk}
-    if row.scaleup_bw_gbs is None:
-        # Same rule as the engine's own seed resolution (engine/catalog.py gpu_object): a GPU without a
-        # scale-up fabric talks to its peers over its PCIe x16 host link.
-        generation = row.pcie_gen if row.pcie_gen in PCIE_X16_BIDIR_GBS else PCIE_DEFAULT_GENERATION
-        gpu["scaleup_bandwidth_gbs"] = PCIE_X16_BIDIR_GBS[generation]
-    return gpu
+    # adapters.gpu_payload applies the engine's PCIe fallback for GPUs without a scale-up fabric
+    return {**adapters.gpu_payload(row), "id": row.pk}
 
 
 def _memo_gpu_object(gpu_id: str) -> dict[str, Any] | None:

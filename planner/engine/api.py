@@ -14,7 +14,7 @@ from planner.engine import comm, efficiency, goodput, inference, job, memory, ne
 from planner.engine.catalog import catalog_gpu as _catalog_gpu
 from planner.engine.errors import SpecError
 from planner.engine.flops import model_flop_per_token
-from planner.engine.hardware import hardware_for, layout_for
+from planner.engine.hardware import hardware_of, layout_for
 from planner.engine.layout import numerics_for
 from planner.engine.parse import parse
 from planner.engine.presets import presets as _presets
@@ -81,14 +81,7 @@ def _training(
     c = sc.cluster
     sh = shape_of(sc.model)
     num = numerics_for(sc.precision, sc.optimizer)
-    hw = hardware_for(
-        c.gpu,
-        sc.precision,
-        gpus_per_node=c.gpus_per_node,
-        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
-        network=c.network,
-        efficiency_scale=sc.efficiency_scale,
-    )
+    hw = hardware_of(sc)
     lay = layout_for(sc.parallelism)
     mem = memory.memory_breakdown(sh, lay, num, hw)
     br = step_breakdown(sh, lay, num, hw)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from planner.engine import efficiency
 from planner.engine.layout import RECOMPUTE_CODES, Hardware, Layout
 from planner.engine.network import NetworkSpec
+from planner.engine.scenario import Scenario
 from planner.engine.specs import GpuSpec, ParallelismSpec
 
 #: A catalog figure is both directions summed (catalog README); one direction is half.
@@ -36,6 +37,19 @@ def hardware_for(
         scaleout_efficiency=network.efficiency,
         gpus_per_node=float(gpus_per_node),
         matmul_ceiling=efficiency.mamf_fraction(gpu_key(gpu)) * efficiency_scale,
+    )
+
+
+def hardware_of(sc: Scenario) -> Hardware:
+    """The Hardware of a parsed training scenario (estimate and search both use this)."""
+    c = sc.cluster
+    return hardware_for(
+        c.gpu,
+        sc.precision,
+        gpus_per_node=c.gpus_per_node,
+        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
+        network=c.network,
+        efficiency_scale=sc.efficiency_scale,
     )
 
 

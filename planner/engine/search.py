@@ -19,7 +19,7 @@ import numpy as np
 
 from planner.engine.errors import SpecError
 from planner.engine.goodput import goodput_fraction
-from planner.engine.hardware import hardware_for
+from planner.engine.hardware import hardware_of
 from planner.engine.layout import RECOMPUTE_CODES, RECOMPUTE_NAMES, Layout, numerics_for
 from planner.engine.memory import memory_breakdown
 from planner.engine.parse import parse
@@ -128,14 +128,7 @@ def evaluate_layouts(sc: Scenario, sh: ModelShape, lay: Layout) -> dict[str, np.
     c = sc.cluster
     assert sc.model is not None and sc.tokens is not None
     num = numerics_for(sc.precision, sc.optimizer)
-    hw = hardware_for(
-        c.gpu,
-        sc.precision,
-        gpus_per_node=c.gpus_per_node,
-        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
-        network=c.network,
-        efficiency_scale=sc.efficiency_scale,
-    )
+    hw = hardware_of(sc)
     mem = memory_breakdown(sh, lay, num, hw)
     br = step_breakdown(sh, lay, num, hw)
     th = throughput(sh, lay, hw, br["step_s"])
