@@ -13,13 +13,26 @@ from django.db.models import F, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from catalog import rows as catalog_rows
 from planner import adapters
 from planner.models import Scenario, ScenarioResult, ShareLink
 from planner.reports import charts
 from planner.reports.bom import hardware_bom
 from planner.reports.columns import INPUT_ROWS, METRICS, Column, best_index, grouped, metrics_for
 
-#: Catalog rows a scenario page reads, fetched in the same query.
+#: A scenario's catalog foreign keys: pages attach them from the per-process catalog copy (catalog/rows.py).
+SCENARIO_CATALOG_FIELDS = (
+    "gpu",
+    "system",
+    "cpu",
+    "network",
+    "switch",
+    "cooling",
+    "electricity",
+    "colocation",
+    "grid_carbon",
+)
+#: The same rows as a join, for code that loads scenarios in bulk (reports rendered by a worker).
 SCENARIO_RELATED = (
     "gpu",
     "system",
@@ -83,20 +96,33 @@ def scenario_recent(*, user: AbstractBaseUser) -> list[Scenario]:
     return list(scenario_list(user=user)[:RECENT_SCENARIOS])
 
 
-def gpu_choices() -> QuerySet:
-    """Catalog GPUs a plan can be moved to (those with the numbers the engine needs)."""
+def gpu_choices() -> list[Any]:
+    """Catalog GPUs a plan can be moved to (those with the numbers the engine needs), by vendor and model."""
     from catalog.models import Gpu
 
-    return Gpu.objects.filter(
-        memory_gb__isnull=False, mem_bandwidth_tbs__isnull=False, tdp_w__isnull=False
-    ).only("id", "vendor", "model")
+    return [
+        gpu
+        for gpu in catalog_rows.current().all(Gpu)
+        if gpu.memory_gb is not None and gpu.mem_bandwidth_tbs is not None and gpu.tdp_w is not None
+    ]
+
+
+def with_catalog_rows(scenario: Scenario) -> Scenario:
+    """Attach the scenario's catalog rows from the per-process catalog copy: what select_related of
+    SCENARIO_RELATED gives, without a ten-table join per request (catalog/rows.py)."""
+    catalog = catalog_rows.current()
+    for name in SCENARIO_CATALOG_FIELDS:
+        relation = Scenario._meta.get_field(name)
+        row = catalog.get(relation.related_model, getattr(scenario, relation.attname))
+        if row is not None:  # an id the copy does not know yet is loaded lazily, as without the copy
+            relation.set_cached_value(scenario, row)
+    return scenario
 
 
 def scenario_get(*, user: AbstractBaseUser, pk: int) -> Scenario:
     """One of the user's scenarios with its catalog rows, or 404."""
-    return get_object_or_404(
-        Scenario.objects.select_related(*SCENARIO_RELATED, "latest_result"), pk=pk, owner=user
-    )
+    scenario = get_object_or_404(Scenario.objects.select_related("latest_result"), pk=pk, owner=user)
+    return with_catalog_rows(scenario)
 
 
 def scenario_result_get(*, scenario: Scenario, result_id: int | None = None) -> ScenarioResult | None:
@@ -245,13 +271,11 @@ def comparison_rows(scenarios: list[Scenario]) -> list[tuple[str, list[Compariso
 
 def share_link_get(*, token: str) -> ShareLink:
     """An active share link with its scenario, or 404 (unknown and revoked tokens look the same)."""
-    return get_object_or_404(
-        ShareLink.objects.select_related(
-            *(f"scenario__{r}" for r in SCENARIO_RELATED), "scenario__latest_result"
-        ),
-        token=token,
-        revoked_at__isnull=True,
+    link = get_object_or_404(
+        ShareLink.objects.select_related("scenario__latest_result"), token=token, revoked_at__isnull=True
     )
+    with_catalog_rows(link.scenario)
+    return link
 
 
 def share_link_for_scenario(*, scenario: Scenario, link_id: int) -> ShareLink:

@@ -147,6 +147,9 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
+# Sessions are read from the cache (Redis when configured) and written through to the database, so a signed-in
+# page costs no session query; the database copy survives a cache flush or a Redis outage.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -180,6 +183,9 @@ SWEEP_CHUNK_CONFIGS = int(os.environ.get("SWEEP_CHUNK_CONFIGS", "100000"))
 SWEEP_CHUNK_TIME_LIMIT_S = int(os.environ.get("SWEEP_CHUNK_TIME_LIMIT_S", "600"))
 SWEEP_QUEUE = os.environ.get("SWEEP_QUEUE", "")
 SWEEP_BROKER_TIMEOUT_S = float(os.environ.get("SWEEP_BROKER_TIMEOUT_S", "2"))
+
+# Catalog CSV import in the admin (catalog/forms.py): largest file accepted, 2 MiB (the seed tables are ~20 KB).
+CATALOG_IMPORT_MAX_BYTES = 2 * 1024 * 1024
 
 
 def _redis_cache_url(broker_url: str) -> str:

@@ -16,6 +16,16 @@ def require_service(name: str, reason: str) -> None:
     pytest.skip(f"{name} not available: {reason}")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_catalog_copy():
+    """Each test has its own database state: start without the per-process catalog copy (catalog/rows.py)."""
+    from catalog import rows
+
+    rows.clear()
+    yield
+    rows.clear()
+
+
 @pytest.fixture
 def alice(django_user_model):
     return django_user_model.objects.create_user("alice", "alice@example.com", "alice-password-1")

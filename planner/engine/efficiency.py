@@ -8,7 +8,9 @@ Three achieved rates, each a documented model, elementwise so that `search` can 
   "Maximum Achievable Matmul FLOPS comparison table"); the saturation in each dimension captures tile and wave
   quantisation of small per-GPU matrices (h/tp, micro_batch·seq), cf. Anthony et al. 2024 arXiv:2401.14489 §5.
 * Attention scores with FlashAttention: a fixed fraction of the ceiling (FlashAttention-2, arXiv:2307.08691,
-  abstract: "50-73% of the theoretical maximum FLOPs/s on A100").
+  abstract: "50-73% of the theoretical maximum FLOPs/s on A100"); FlashAttention v1 (Dao et al. 2022,
+  arXiv:2205.14135) at half of it (the same abstract: FlashAttention-2 yields "around 2× speedup compared to
+  FlashAttention", which reached "only 25-40% of the theoretical maximum FLOPs/s").
 * Memory-bound element-wise kernels (norms, activations, dropout, softmax, optimizer): a fixed fraction of HBM
   bandwidth.
 
@@ -24,6 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from planner.engine.layout import FLASH_V1, FLASH_V2
 
 #: Measured Maximum Achievable Matmul FLOPS (BF16, dense) as a fraction of the datasheet peak, by accelerator.
 #: Source: stas00/ml-engineering compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
@@ -54,6 +58,9 @@ GEMM_HALF_DIM = 96.0
 #: counting the executed half of the causal scores), divided by the A100 ceiling 0.859.
 FLASH_ATTENTION_PEAK_FRACTION_A100 = 0.53
 FLASH_ATTENTION_FRACTION = FLASH_ATTENTION_PEAK_FRACTION_A100 / (267.9 / 312.0)
+#: FlashAttention-2's speed-up over FlashAttention v1: "around 2× speedup compared to FlashAttention"
+#: (arXiv:2307.08691 abstract; FA1 "reaching only 25-40% of the theoretical maximum FLOPs/s", FA2 50-73%).
+FLASH_ATTENTION_V2_SPEEDUP = 2.0
 #: Achieved fraction of the HBM bandwidth for streaming element-wise kernels (STREAM-like copies reach 85-93% on
 #: A100/H100: stas00/ml-engineering compute/accelerator/README.md "Accelerator memory size and speed").
 HBM_EFFICIENCY = 0.85
@@ -78,9 +85,11 @@ def gemm_efficiency(m: Any, n: Any, k: Any, ceiling: Any) -> Any:
     return ceiling * FRAMEWORK_GEMM_FRACTION * shape_factor(m) * shape_factor(n) * shape_factor(k)
 
 
-def flash_attention_efficiency(ceiling: Any) -> Any:
-    """Achieved fraction of peak of a FlashAttention kernel (FlashAttention-2, arXiv:2307.08691)."""
-    return np.minimum(ceiling * FLASH_ATTENTION_FRACTION, ceiling)
+def flash_attention_efficiency(ceiling: Any, version: Any = FLASH_V2) -> Any:
+    """Achieved fraction of peak of a FlashAttention kernel: FlashAttention-2 (arXiv:2307.08691 Fig. 4), or
+    FlashAttention v1 (`version` FLASH_V1) at 1/FLASH_ATTENTION_V2_SPEEDUP of it (arXiv:2307.08691 abstract)."""
+    v2 = np.minimum(ceiling * FLASH_ATTENTION_FRACTION, ceiling)
+    return np.where(version == FLASH_V1, v2 / FLASH_ATTENTION_V2_SPEEDUP, v2)
 
 
 def assumptions() -> dict[str, dict[str, Any]]:
@@ -99,6 +108,11 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "value": FLASH_ATTENTION_PEAK_FRACTION_A100,
             "unit": "fraction of peak (A100; scaled by each GPU's matmul ceiling)",
             "source": "FlashAttention-2 arXiv:2307.08691 Fig. 4: causal, head 128, 2k: ~165 TFLOP/s on A100",
+        },
+        "efficiency.flash_attention_v2_speedup": {
+            "value": FLASH_ATTENTION_V2_SPEEDUP,
+            "unit": '× FlashAttention v1 (used when workload.parallelism.flash_attention is "v1")',
+            "source": "FlashAttention-2 arXiv:2307.08691 abstract: around 2× speedup compared to FlashAttention",
         },
         "efficiency.hbm": {
             "value": HBM_EFFICIENCY,

@@ -143,6 +143,25 @@ class Fields:
             return None
         return value
 
+    def boolean_or_choice(self, key: str, *, default: bool, choices: Iterable[str]) -> bool | str | None:
+        """true, false or one of `choices` (a switch with named variants, e.g. `flash_attention: "v1"`);
+        returns `default` when absent, None when invalid."""
+        if not self.has(key):
+            return default
+        value = self.obj[key]
+        options = tuple(choices)
+        if isinstance(value, bool) or (isinstance(value, str) and value in options):
+            return value
+        if isinstance(value, str):
+            shown = f"'{value}'"
+        elif isinstance(value, int | float):
+            shown = _fmt(value)
+        else:
+            shown = _type_name(value)
+        named = ", ".join(f"'{o}'" for o in options)
+        self.problem(key, f"must be true, false or one of {named} (got {shown})")
+        return None
+
     def child(self, key: str, allowed: Iterable[str], *, required: bool = False) -> Fields | None:
         """The nested object at `key` (None when absent; a problem when required)."""
         if not self.has(key):

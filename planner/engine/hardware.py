@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from planner.engine import efficiency
-from planner.engine.layout import RECOMPUTE_CODES, Hardware, Layout
+from planner.engine.layout import FLASH_CODES, FLASH_NONE, RECOMPUTE_CODES, Hardware, Layout
 from planner.engine.network import NetworkSpec
 from planner.engine.scenario import Scenario
 from planner.engine.specs import GpuSpec, ParallelismSpec
@@ -71,6 +73,15 @@ def layout_for(p: ParallelismSpec) -> Layout:
         global_batch=float(p.global_batch),
         zero_stage=float(p.zero_stage),
         recompute=float(RECOMPUTE_CODES[p.recompute]),
-        sequence_parallel=1.0 if p.sequence_parallel else 0.0,
-        flash_attention=1.0 if p.flash_attention else 0.0,
+        **workload_flags(p),
     )
+
+
+def workload_flags(p: ParallelismSpec) -> dict[str, Any]:
+    """The layout's workload-level switches as numbers (the same for every layout of a search, so that `search`
+    and `estimate` encode them identically)."""
+    return {
+        "sequence_parallel": 1.0 if p.sequence_parallel else 0.0,
+        "flash_attention": float(FLASH_CODES[p.flash_attention_version] if p.flash_attention else FLASH_NONE),
+        "dp_overlap": 1.0 if p.dp_overlap else 0.0,
+    }

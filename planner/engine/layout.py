@@ -16,6 +16,9 @@ from planner.engine.specs import BYTES_PER_VALUE
 RECOMPUTE_CODES: dict[str, int] = {"none": 0, "selective": 1, "full": 2}
 RECOMPUTE_NAMES: dict[int, str] = {v: k for k, v in RECOMPUTE_CODES.items()}
 NONE, SELECTIVE, FULL = 0, 1, 2
+#: Attention kernels as numbers: unfused (two batched GEMMs and a softmax), FlashAttention v1 or v2.
+FLASH_NONE, FLASH_V1, FLASH_V2 = 0, 1, 2
+FLASH_CODES: dict[str, int] = {"v1": FLASH_V1, "v2": FLASH_V2}
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,8 @@ class Layout:
     zero_stage: Any
     recompute: Any  # RECOMPUTE_CODES
     sequence_parallel: Any  # 1 / 0
-    flash_attention: Any  # 1 / 0
+    flash_attention: Any  # FLASH_NONE / FLASH_V1 / FLASH_V2
+    dp_overlap: Any  # 1 / 0: gradient reduction overlapped with the last backward, or all exposed
 
 
 @dataclass(frozen=True)

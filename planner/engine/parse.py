@@ -30,7 +30,14 @@ from planner.engine.parse_cluster import (
 )
 from planner.engine.parse_model import MODEL_PATH, parse_model
 from planner.engine.scenario import Scenario
-from planner.engine.specs import PRECISIONS, GpuSpec, ModelSpec, ParallelismSpec
+from planner.engine.specs import (
+    FLASH_ATTENTION_DEFAULT,
+    FLASH_ATTENTION_VERSIONS,
+    PRECISIONS,
+    GpuSpec,
+    ModelSpec,
+    ParallelismSpec,
+)
 from planner.engine.units import HOUR
 
 #: Upper bound of `workload.efficiency_scale`: the matmul ceiling times the scale stays a plausible fraction.
@@ -61,6 +68,7 @@ PARALLELISM_KEYS = (
     "micro_batch",
     "global_batch",
     "flash_attention",
+    "dp_overlap",
 )
 SERVING_KEYS = (
     "batch",
@@ -82,6 +90,13 @@ PRECISION_DEFAULT = "bf16"
 OPTIMIZER_DEFAULT = "adam"
 ZERO_STAGE_DEFAULT = 1  # Megatron-LM distributed optimizer / DeepSpeed ZeRO-1, the common LLM default
 RECOMPUTE_DEFAULT = "selective"
+FLASH_ATTENTION_SOURCE = (
+    'FlashAttention-2 (true = "v2"; "v1": FlashAttention v1 at half its speed; false: none)'
+)
+DP_OVERLAP_SOURCE = (
+    "gradient reduction overlapped with the last backward (Megatron-LM, DeepSpeed without pipeline, FSDP); "
+    "false for DeepSpeed's PipelineEngine (GPT-NeoX), which reduces after all backward passes"
+)
 
 
 def parse(payload: Any, *, allow_search: bool = False) -> Scenario:
@@ -170,7 +185,7 @@ def _training(
             1.0,
             "fraction",
             "achieved matmul efficiency as validated on Megatron-LM-class kernels (1.0); lower it for a "
-            "less optimised framework (GPT-NeoX on A100 ran about 0.7 of it, see `validate`)",
+            "less optimised framework (see `validate`: the Pythia runs on GPT-NeoX)",
         )
     precision = _precision(w, sc.cluster.gpu, assumptions)
     optimizer = w.string("optimizer", default=OPTIMIZER_DEFAULT, choices=OPTIMIZERS)
@@ -230,12 +245,26 @@ def _search_space(p: Fields | None, problems: list[Problem]) -> tuple[Parallelis
     p = p or Fields({}, "workload.parallelism", problems, PARALLELISM_KEYS)
     values = _degrees(p, searching=True) if p.ok else {}
     global_batch = p.number("global_batch", required=True, integer=True, minimum=1) if p.ok else None
-    sp = p.boolean("sequence_parallel", default=True) if p.ok else True
-    flash = p.boolean("flash_attention", default=True) if p.ok else True
-    par = ParallelismSpec(
-        global_batch=global_batch or 1, sequence_parallel=sp is not False, flash_attention=flash is not False
-    )
-    return par, values
+    flags = _switches(p) if p.ok else None
+    return ParallelismSpec(global_batch=global_batch or 1, **(flags or {})), values
+
+
+def _switches(p: Fields) -> dict[str, Any] | None:
+    """The workload-level switches (fixed in a search too) as ParallelismSpec fields; None when one is invalid.
+
+    `flash_attention`: false, true (= "v2") or the version, "v1" or "v2" (efficiency.py). `dp_overlap`: whether
+    the data-parallel gradient reduction overlaps the last backward (training.py `_dp_comm_s`)."""
+    sp = p.boolean("sequence_parallel", default=True)
+    flash = p.boolean_or_choice("flash_attention", default=True, choices=FLASH_ATTENTION_VERSIONS)
+    dp_overlap = p.boolean("dp_overlap", default=True)
+    if sp is None or flash is None or dp_overlap is None:
+        return None
+    return {
+        "sequence_parallel": sp,
+        "flash_attention": flash is not False,
+        "flash_attention_version": flash if isinstance(flash, str) else FLASH_ATTENTION_DEFAULT,
+        "dp_overlap": dp_overlap,
+    }
 
 
 def _list_or_int(p: Fields, key: str, searching: bool, **checks: Any) -> Any:
@@ -269,14 +298,8 @@ def _parallelism(
     gpus = sc.cluster.gpus
     values = _degrees(p, searching=False)
     global_batch = p.number("global_batch", required=True, integer=True, minimum=1)
-    sp = p.boolean("sequence_parallel", default=True)
-    flash = p.boolean("flash_attention", default=True)
-    if (
-        any(values[k] is None and p.has(k) for k in values)
-        or global_batch is None
-        or sp is None
-        or flash is None
-    ):
+    flags = _switches(p)
+    if any(values[k] is None and p.has(k) for k in values) or global_batch is None or flags is None:
         return None
     tp = values["tp"] or 1
     pp = values["pp"] or 1
@@ -294,6 +317,8 @@ def _parallelism(
             "Megatron-LM distributed optimizer (ZeRO-1)",
         ),
         ("recompute", values["recompute"], RECOMPUTE_DEFAULT, "Korthikanti et al. 2022 selective recompute"),
+        ("flash_attention", p.raw("flash_attention"), FLASH_ATTENTION_DEFAULT, FLASH_ATTENTION_SOURCE),
+        ("dp_overlap", p.raw("dp_overlap"), True, DP_OVERLAP_SOURCE),
     ):
         if value is None:
             assume(assumptions, f"workload.parallelism.{key}", default, "", source)
@@ -336,12 +361,11 @@ def _parallelism(
         cp=cp,
         ep=ep,
         virtual_stages=v,
-        sequence_parallel=sp,
         zero_stage=zero,
         recompute=recompute,
-        flash_attention=flash,
         micro_batch=mb,
         global_batch=global_batch,
+        **flags,
     )
 
 

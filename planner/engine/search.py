@@ -19,13 +19,13 @@ import numpy as np
 
 from planner.engine.errors import SpecError
 from planner.engine.goodput import goodput_fraction
-from planner.engine.hardware import hardware_of
+from planner.engine.hardware import hardware_of, workload_flags
 from planner.engine.layout import RECOMPUTE_CODES, RECOMPUTE_NAMES, Layout, numerics_for
 from planner.engine.memory import memory_breakdown
 from planner.engine.parse import parse
 from planner.engine.scenario import Scenario
 from planner.engine.shape import ModelShape, shape_of
-from planner.engine.specs import GpuSpec, ModelSpec
+from planner.engine.specs import GpuSpec, ModelSpec, ParallelismSpec
 from planner.engine.training import step_breakdown, throughput
 from planner.engine.units import DAY, HOUR, GiB
 
@@ -102,11 +102,9 @@ def enumerate_layouts(
     return out, size
 
 
-def layout_arrays(
-    g: dict[str, np.ndarray], global_batch: int, sequence_parallel: bool, flash: bool
-) -> Layout:
-    n = len(g["tp"])
-    ones = np.ones(n)
+def layout_arrays(g: dict[str, np.ndarray], fixed: ParallelismSpec) -> Layout:
+    """The enumerated layouts as arrays; `fixed` gives the global batch and the workload-level switches."""
+    ones = np.ones(len(g["tp"]))
     return Layout(
         tp=g["tp"].astype(float),
         pp=g["pp"].astype(float),
@@ -115,11 +113,10 @@ def layout_arrays(
         ep=g["ep"].astype(float),
         virtual_stages=g["virtual_stages"].astype(float),
         micro_batch=g["micro_batch"].astype(float),
-        global_batch=float(global_batch) * ones,
+        global_batch=float(fixed.global_batch) * ones,
         zero_stage=g["zero_stage"].astype(float),
         recompute=g["recompute"].astype(float),
-        sequence_parallel=(1.0 if sequence_parallel else 0.0) * ones,
-        flash_attention=(1.0 if flash else 0.0) * ones,
+        **{key: code * ones for key, code in workload_flags(fixed).items()},
     )
 
 
@@ -187,12 +184,7 @@ def run_search(payload: Any) -> dict[str, Any]:
         if n == 0:
             continue
         evaluated += n
-        lay = layout_arrays(
-            grid,
-            sc.parallelism.global_batch,
-            sc.parallelism.sequence_parallel,
-            sc.parallelism.flash_attention,
-        )
+        lay = layout_arrays(grid, sc.parallelism)
         res = evaluate_layouts(csc, sh, lay)
         tco_usd, usd_per_gpu_hour = _cluster_cost(csc)
         chunks.append(
@@ -284,7 +276,8 @@ def _entry(chunks: list[dict[str, Any]], row: tuple[int, int], sc: Scenario) -> 
         "zero_stage": int(g["zero_stage"][i]),
         "recompute": RECOMPUTE_NAMES[int(g["recompute"][i])],
         "sequence_parallel": sc.parallelism.sequence_parallel,
-        "flash_attention": sc.parallelism.flash_attention,
+        "flash_attention": sc.parallelism.flash_attention_input,
+        "dp_overlap": sc.parallelism.dp_overlap,
     }
     gpu_hours = float(r["gpu_hours"][i])
     per_hour = ch["usd_per_gpu_hour"]

@@ -28,6 +28,10 @@ BYTES_PER_VALUE: dict[str, float] = {
 FfnType = Literal["gelu", "swiglu"]
 Recompute = Literal["none", "selective", "full"]
 Optimizer = Literal["adam", "adamw", "sgd_momentum", "adam_8bit"]
+FlashAttentionVersion = Literal["v1", "v2"]
+#: FlashAttention versions `workload.parallelism.flash_attention` names besides true (= the default, "v2") and false.
+FLASH_ATTENTION_VERSIONS: tuple[str, ...] = ("v1", "v2")
+FLASH_ATTENTION_DEFAULT: FlashAttentionVersion = "v2"
 
 
 @dataclass(frozen=True)
@@ -111,9 +115,19 @@ class ParallelismSpec:
     sequence_parallel: bool = True
     zero_stage: int = 1
     recompute: Recompute = "selective"
-    flash_attention: bool = True
+    flash_attention: bool = True  # FlashAttention (any version) instead of unfused attention
+    flash_attention_version: FlashAttentionVersion = FLASH_ATTENTION_DEFAULT  # which one, when used
+    dp_overlap: bool = True  # DP gradient reduction overlapped with the last backward (training.py)
     micro_batch: int = 1
     global_batch: int = 1  # sequences per optimizer step
+
+    @property
+    def flash_attention_input(self) -> bool | str:
+        """`flash_attention` as the JSON input writes it: false, true (= the default version) or the version."""
+        if not self.flash_attention:
+            return False
+        version = self.flash_attention_version
+        return True if version == FLASH_ATTENTION_DEFAULT else version
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ SPEC_KEYS = ("base", "gpus", "nodes", "space", "objective", "constraints", "top_
 GPU_ENTRY_KEYS = ("label", "catalog_id", "cluster", "economics")
 #: Degrees a sweep may list (the search's parallelism space); the rest of workload.parallelism is fixed.
 DEGREES = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch", "zero_stage", "recompute")
-FIXED_PARALLELISM = ("global_batch", "sequence_parallel", "flash_attention")
+FIXED_PARALLELISM = ("global_batch", "sequence_parallel", "flash_attention", "dp_overlap")
 #: Objective -> the row column it minimises.
 OBJECTIVES: dict[str, str] = {
     "min_time": "days",
@@ -388,7 +388,7 @@ def evaluate_chunk(spec: dict[str, Any], chunk: dict[str, Any]) -> ChunkResult:
         n = len(grid["tp"])
         if n == 0:
             continue
-        lay = layout_arrays(grid, batch, sc.parallelism.sequence_parallel, sc.parallelism.flash_attention)
+        lay = layout_arrays(grid, sc.parallelism)
         res = evaluate_layouts(csc, shape_of(sc.model), lay)
         facts = _cluster_facts(csc)
         total_s = res["days"] * DAY

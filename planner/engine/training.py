@@ -8,14 +8,16 @@ and Narayanan et al. 2021 §3):
          + 2·v·m · t_p2p                                 (activation sends between stages, not overlapped)
          + exposed data-parallel gradient traffic         (all-reduce or reduce-scatter overlapped with the last
                                                           micro-batch's backward; ZeRO's parameter all-gather
-                                                          exposed; Megatron-LM / DeepSpeed / FSDP defaults)
+                                                          exposed; Megatron-LM / DeepSpeed / FSDP defaults.
+                                                          `dp_overlap` false: all of it exposed, as DeepSpeed's
+                                                          PipelineEngine reduces after the last backward)
          + ZeRO-3 parameter gathers per micro-batch       (ZeRO §7: 1.5× the all-reduce volume, per micro-batch
                                                           under gradient accumulation, prefetched behind compute)
          + optimizer step                                 (memory-bound: every state byte read and written)
 
     t_microbatch = layers_on_stage · t_layer (+ output layer and loss on the last stage)
     t_layer = GEMMs (forward, 2× for backward, + recompute) at the efficiency of efficiency.py
-            + attention core (batched GEMMs, or FlashAttention: causal half, backward 2.5× forward)
+            + attention core (batched GEMMs, or FlashAttention v2 or v1: causal half, backward 2.5× forward)
             + element-wise kernels at HBM bandwidth (norms, residual/dropout, activation, softmax)
             + tensor-parallel collectives (Korthikanti et al. 2022 §4.2.2: with sequence parallelism 2
               all-gathers + 2 reduce-scatters forward, the same plus 2 re-gathers backward; without, 2
@@ -99,13 +101,10 @@ def _ffn_s(tokens: Any, gemm_m: Any, h: float, f: float, mats_in: float, t: Any,
 
 
 def _attention_core_forward_s(sh: ModelShape, lay: Layout, hw: Hardware, tokens: Any) -> Any:
-    """Forward time of QKᵀ and attention·V: FlashAttention (causal half) or two batched GEMMs."""
+    """Forward time of QKᵀ and attention·V: FlashAttention v2 or v1 (causal half) or two batched GEMMs."""
     flop = tokens * attention_score_flop_per_token(sh) / lay.tp
-    flash = (
-        CAUSAL_EXECUTED_FRACTION
-        * flop
-        / (hw.peak_flop_per_s * efficiency.flash_attention_efficiency(hw.matmul_ceiling))
-    )
+    flash_efficiency = efficiency.flash_attention_efficiency(hw.matmul_ceiling, lay.flash_attention)
+    flash = CAUSAL_EXECUTED_FRACTION * flop / (hw.peak_flop_per_s * flash_efficiency)
     queries = sh.seq_len / lay.cp
     share_qk = sh.qk_head_dim / (sh.qk_head_dim + sh.v_head_dim)
     batched = _gemm_s(flop * share_qk, queries, sh.seq_len, sh.qk_head_dim, hw) + _gemm_s(
@@ -227,17 +226,23 @@ def _output_layer_s(sh: ModelShape, lay: Layout, hw: Hardware) -> Any:
 def _dp_comm_s(
     sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, backward_window_s: Any
 ) -> tuple[Any, Any]:
-    """(exposed data-parallel gradient/parameter traffic, ZeRO-3 per-micro-batch gathers) per step."""
+    """(exposed data-parallel gradient/parameter traffic, ZeRO-3 per-micro-batch gathers) per step.
+
+    With `lay.dp_overlap` 0 no part of the gradient reduction hides behind the backward: DeepSpeed's
+    PipelineEngine (GPT-NeoX whenever pipe-parallel-size >= 1) turns off the backward-hook all-reduce
+    (`enable_backward_allreduce = False`) and runs ReduceGrads after the last micro-batch's backward
+    (deepspeed/runtime/pipe/schedule.py TrainSchedule.steps; engine.py `_exec_reduce_grads`)."""
+    window_s = np.where(lay.dp_overlap > 0, backward_window_s, 0.0)
     dense_first, expert_first = stage_params_per_gpu(sh, lay, True)
     dense_last, expert_last = stage_params_per_gpu(sh, lay, False)
     dense = np.maximum(dense_first, dense_last)
     expert = np.maximum(expert_first, expert_last)
     total = 0.0
     zero3 = 0.0
-    for params, n, stride in (
-        (dense, lay.dp * lay.cp, lay.tp),
-        (expert, np.maximum(lay.dp * lay.cp / lay.ep, 1.0), lay.tp * lay.cp * lay.ep),
-    ):
+    groups = [(dense, lay.dp * lay.cp, lay.tp)]
+    if sh.moe_layers:  # a dense model launches no expert-group collectives (not even their latency)
+        groups.append((expert, np.maximum(lay.dp * lay.cp / lay.ep, 1.0), lay.tp * lay.cp * lay.ep))
+    for params, n, stride in groups:
         bw = comm.group_bandwidth_bytes_per_s(
             n,
             stride,
@@ -253,7 +258,7 @@ def _dp_comm_s(
         # parameter all-gather after the optimizer exposed; ZeRO 3: gathers and RS every micro-batch.
         overlapped = np.where(lay.zero_stage == 0, grads + gather, np.where(lay.zero_stage < 3, grads, 0.0))
         exposed = np.where((lay.zero_stage >= 1) & (lay.zero_stage < 3), gather, 0.0)
-        total = total + np.maximum(overlapped - backward_window_s, 0.0) + exposed
+        total = total + np.maximum(overlapped - window_s, 0.0) + exposed
         zero3 = zero3 + np.where(lay.zero_stage >= 3, microbatches(lay) * (2.0 * gather + grads), 0.0)
     return total, zero3
 

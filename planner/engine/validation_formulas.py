@@ -84,6 +84,7 @@ def _table2_cases() -> list[CaseResult]:
             recompute=float(recompute),
             sequence_parallel=sp,
             flash_attention=0.0,
+            dp_overlap=1.0,
         )
         engine = float(layer_activation_bytes_per_token(sh, lay, num, float(recompute))) * s * b
         out.append(

@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 from django import template
 from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 from planner.reports import formatting as f
 from planner.reports.columns import Column, preset_label
@@ -143,3 +145,17 @@ def plain(value: Any) -> str:
         text = f.sig(value, 6)
         return text.rstrip("0").rstrip(".") if "." in text else text
     return str(value)
+
+
+@register.simple_tag
+def gpu_options(gpus: list[Any], current_id: str | None) -> SafeString:
+    """<option>s for a GPU <select>, the scenario's own GPU disabled (one call instead of a template loop:
+    the results page renders it on every request)."""
+    return format_html_join(
+        "",
+        '<option value="{}"{}>{} {}</option>',
+        (
+            (gpu.pk, mark_safe(" disabled") if gpu.pk == current_id else "", gpu.vendor, gpu.model)
+            for gpu in gpus
+        ),
+    )

@@ -94,7 +94,8 @@ def training_payloads(draw: st.DrawFn) -> dict[str, Any]:
                 "zero_stage": draw(st.integers(0, 3)),
                 "recompute": draw(st.sampled_from(["none", "selective", "full"])),
                 "sequence_parallel": draw(st.booleans()),
-                "flash_attention": draw(st.booleans()),
+                "flash_attention": draw(st.sampled_from([True, False, "v1", "v2"])),
+                "dp_overlap": draw(st.booleans()),
             },
         },
     }

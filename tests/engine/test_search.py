@@ -50,6 +50,7 @@ def _estimate_config(config: dict[str, Any]) -> dict[str, Any]:
         "recompute",
         "sequence_parallel",
         "flash_attention",
+        "dp_overlap",
     )
     payload["workload"]["parallelism"] = {**{k: config[k] for k in keys}, "global_batch": 256}
     return estimate(payload)

@@ -14,6 +14,8 @@ import pytest
 from planner.engine import uncertainty
 from planner.engine.validation import (
     KORTHIKANTI_MEDIAN_TOLERANCE,
+    load_rows,
+    payload_for,
     print_table,
     run_cases,
     time_ratio_percentile,
@@ -67,6 +69,18 @@ def test_no_case_is_silently_excused():
 def test_whole_runs_from_megatron_class_frameworks_are_within_tolerance():
     for case_id in ("run-bloom-176b", "run-llama1-65b"):
         assert abs(CASES[case_id].error) <= 0.25
+
+
+def test_the_pythia_runs_are_entered_as_gpt_neox_trained_them():
+    """EleutherAI/pythia models/*.yml: "pipe-parallel-size": 1 (DeepSpeed's PipelineEngine, gradients reduced
+    after the last backward) and "attention-config" flash, FlashAttention v1 (Pythia predates FlashAttention-2)."""
+    rows = {row["id"]: row for row in load_rows()}
+    for case_id in ("run-pythia-12b", "run-pythia-2.8b", "run-pythia-410m"):
+        parallelism = payload_for(rows[case_id])["workload"]["parallelism"]
+        assert parallelism["flash_attention"] == "v1" and parallelism["dp_overlap"] is False
+        assert "pipe-parallel-size" in rows[case_id]["source"]
+    others = [row for row in rows.values() if not row["id"].startswith("run-pythia")]
+    assert all("dp_overlap" not in payload_for(row)["workload"]["parallelism"] for row in others)
 
 
 def test_the_uncertainty_range_is_the_validated_p10_to_p90():

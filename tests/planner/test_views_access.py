@@ -164,7 +164,9 @@ def test_clone_and_compare_on_another_gpu_lands_on_the_comparison(client, alice,
 def test_results_page_says_the_catalog_changed_and_offers_to_reevaluate(client, alice, alice_scenario):
     from catalog.models import Gpu
 
-    Gpu.objects.filter(pk="nvidia_h100_sxm5_80gb").update(price_usd=30_000)
+    gpu = Gpu.objects.get(pk="nvidia_h100_sxm5_80gb")
+    gpu.price_usd = 30_000
+    gpu.save()  # as the admin, a CSV import or the API save it
     client.force_login(alice)
     html = client.get(alice_scenario.get_absolute_url()).content.decode()
     assert "The catalog changed since this result" in html
