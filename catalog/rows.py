@@ -53,6 +53,10 @@ class CatalogCopy:
         row = self.rows.get(model, {}).get(pk)
         return _private(row) if row is not None else None  # type: ignore[return-value]
 
+    def values(self, model: type[models.Model], *names: str) -> list[tuple[Any, ...]]:
+        """Chosen fields of one model's rows as tuples, in the model's default ordering (no copies needed)."""
+        return [tuple(getattr(row, name) for name in names) for row in self.rows.get(model, {}).values()]
+
     def all(self, model: type[M]) -> list[M]:
         """Private copies of one model's rows, in the model's default ordering."""
         return [_private(row) for row in self.rows.get(model, {}).values()]  # type: ignore[misc]

@@ -229,7 +229,12 @@ def catalog_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any
 
 
 def _normalised(value: Any) -> Any:
-    """JSON round-trip so that a stored value and a live one compare equal (Decimal, dates, ints vs floats)."""
+    """JSON round-trip so that a stored value and a live one compare equal (Decimal, dates, ints vs floats);
+    plain numbers, text and None take the short way to the same answer."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
     loaded = json.loads(json.dumps(value, default=str))
     return float(loaded) if isinstance(loaded, int) and not isinstance(loaded, bool) else loaded
 

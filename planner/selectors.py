@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import F, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -96,15 +96,15 @@ def scenario_recent(*, user: AbstractBaseUser) -> list[Scenario]:
     return list(scenario_list(user=user)[:RECENT_SCENARIOS])
 
 
-def gpu_choices() -> list[Any]:
-    """Catalog GPUs a plan can be moved to (those with the numbers the engine needs), by vendor and model."""
+def gpu_choices() -> list[tuple[str, str, str]]:
+    """(id, vendor, model) of the catalog GPUs a plan can be moved to (those with the numbers the engine
+    needs), by vendor and model."""
     from catalog.models import Gpu
 
-    return [
-        gpu
-        for gpu in catalog_rows.current().all(Gpu)
-        if gpu.memory_gb is not None and gpu.mem_bandwidth_tbs is not None and gpu.tdp_w is not None
-    ]
+    rows = catalog_rows.current().values(
+        Gpu, "pk", "vendor", "model", "memory_gb", "mem_bandwidth_tbs", "tdp_w"
+    )
+    return [(pk, vendor, model) for pk, vendor, model, *needed in rows if None not in needed]
 
 
 def with_catalog_rows(scenario: Scenario) -> Scenario:
@@ -119,10 +119,23 @@ def with_catalog_rows(scenario: Scenario) -> Scenario:
     return scenario
 
 
-def scenario_get(*, user: AbstractBaseUser, pk: int) -> Scenario:
-    """One of the user's scenarios with its catalog rows, or 404."""
-    scenario = get_object_or_404(Scenario.objects.select_related("latest_result"), pk=pk, owner=user)
-    return with_catalog_rows(scenario)
+def scenario_get(*, user: AbstractBaseUser, pk: int, for_results_page: bool = False) -> Scenario:
+    """One of the user's scenarios with its catalog rows, or 404. For the results page it also says, in the
+    same query, whether there are earlier results and active share links, so the page only asks for those
+    lists when they are not empty."""
+    queryset = Scenario.objects.select_related("latest_result")
+    if for_results_page:
+        queryset = queryset.annotate(
+            has_earlier_results=Exists(
+                ScenarioResult.objects.filter(scenario=OuterRef("pk")).exclude(
+                    pk=OuterRef("latest_result_id")
+                )
+            ),
+            has_share_links=Exists(
+                ShareLink.objects.filter(scenario=OuterRef("pk"), revoked_at__isnull=True)
+            ),
+        )
+    return with_catalog_rows(get_object_or_404(queryset, pk=pk, owner=user))
 
 
 def scenario_result_get(*, scenario: Scenario, result_id: int | None = None) -> ScenarioResult | None:
@@ -213,8 +226,9 @@ def _current_engine_version() -> str:
 def result_page(*, scenario: Scenario, result_id: int | None = None, with_history: bool = True) -> ResultPage:
     result = scenario_result_get(scenario=scenario, result_id=result_id)
     page = ResultPage(scenario=scenario, result=result, current_engine_version=_current_engine_version())
-    if with_history:
+    if with_history and getattr(scenario, "has_earlier_results", True):
         page.history = list(scenario.results.only("id", "created_at", "engine_version", "scenario_id")[:20])
+    if with_history and getattr(scenario, "has_share_links", True):
         page.share_links = list(scenario.share_links.filter(revoked_at__isnull=True))
     if result is None:
         return page

@@ -187,17 +187,9 @@ def scenario_preview(request: HttpRequest, pk: int) -> JsonResponse:
 
 @login_required
 @require_GET
-def scenario_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    scenario = selectors.scenario_get(user=request.user, pk=pk)
-    page = selectors.result_page(scenario=scenario)
-    context = {"page": page, "gpu_choices": selectors.gpu_choices(), **RESULT_TABLES}
-    return render(request, "planner/scenario_detail.html", context)
-
-
-@login_required
-@require_GET
-def scenario_result(request: HttpRequest, pk: int, result_id: int) -> HttpResponse:
-    scenario = selectors.scenario_get(user=request.user, pk=pk)
+def scenario_detail(request: HttpRequest, pk: int, result_id: int | None = None) -> HttpResponse:
+    """The results page: the latest result, or an earlier one by id."""
+    scenario = selectors.scenario_get(user=request.user, pk=pk, for_results_page=True)
     page = selectors.result_page(scenario=scenario, result_id=result_id)
     context = {"page": page, "gpu_choices": selectors.gpu_choices(), **RESULT_TABLES}
     return render(request, "planner/scenario_detail.html", context)

@@ -148,14 +148,14 @@ def plain(value: Any) -> str:
 
 
 @register.simple_tag
-def gpu_options(gpus: list[Any], current_id: str | None) -> SafeString:
-    """<option>s for a GPU <select>, the scenario's own GPU disabled (one call instead of a template loop:
-    the results page renders it on every request)."""
+def gpu_options(gpus: list[tuple[str, str, str]], current_id: str | None) -> SafeString:
+    """<option>s for a GPU <select> from (id, vendor, model), the scenario's own GPU disabled (one call
+    instead of a template loop: the results page renders it on every request)."""
     return format_html_join(
         "",
         '<option value="{}"{}>{} {}</option>',
         (
-            (gpu.pk, mark_safe(" disabled") if gpu.pk == current_id else "", gpu.vendor, gpu.model)
-            for gpu in gpus
+            (pk, mark_safe(" disabled") if pk == current_id else "", vendor, model)
+            for pk, vendor, model in gpus
         ),
     )
