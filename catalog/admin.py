@@ -16,9 +16,12 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from import_export.admin import ImportExportModelAdmin
+from import_export.formats.base_formats import CSV
 from import_export.results import Result, RowResult
+from import_export.tmp_storages import TempFolderStorage
 
 from catalog import presentation as p
+from catalog.forms import CatalogConfirmImportForm, CatalogImportForm
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
 from catalog.resources import (
     CoolingResource,
@@ -66,6 +69,11 @@ class CatalogAdmin(ImportExportModelAdmin):
 
     readonly_fields = ("locally_edited", "updated_at")
     list_per_page = 50
+    # Imports: CSV only, size-limited and checked as UTF-8 CSV with the table's header (catalog/forms.py)
+    # before the file is stored, and again when the import is confirmed. Exports keep every format.
+    import_formats = [CSV]
+    import_form_class = CatalogImportForm
+    confirm_form_class = CatalogConfirmImportForm
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         """The id is the row's stable key: settable when adding, fixed afterwards."""
@@ -74,6 +82,27 @@ class CatalogAdmin(ImportExportModelAdmin):
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         obj.locally_edited = True
         super().save_model(request, obj, form, change)
+
+    def get_confirm_form_kwargs(self, request: HttpRequest, import_form: Any = None) -> dict[str, Any]:
+        return {
+            **super().get_confirm_form_kwargs(request, import_form),
+            "format_count": len(self.get_import_formats()),
+            "resource_classes": self.get_import_resource_classes(request),
+            "read_stored": self._read_stored_upload,
+        }
+
+    def _read_stored_upload(self, name: str, limit_bytes: int) -> bytes:
+        """At most `limit_bytes` + 1 bytes of an upload that step 1 stored (OSError when it is gone)."""
+        storage = self.get_tmp_storage_class()(
+            name=name, read_mode="rb", encoding=None, **self.get_tmp_storage_class_kwargs()
+        )
+        if isinstance(storage, TempFolderStorage):  # never read more than the limit from disk
+            with open(storage.get_full_path(), "rb") as file:
+                return file.read(limit_bytes + 1)
+        data = storage.read()
+        if data is None:
+            raise FileNotFoundError(name)
+        return (data.encode() if isinstance(data, str) else data)[: limit_bytes + 1]
 
     def process_result(self, result: Result, request: HttpRequest) -> HttpResponse:
         """The confirmed import: a file that turned bad since the preview is rolled back and reported."""

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import redis
 from django.test import override_settings
+from kombu import pools
 
 from planner import services as planner_services
 from planner.celery import app
@@ -82,10 +83,12 @@ class ThrowawayRedis:
 
 
 def _reset_celery_connections() -> None:
-    """Drop the app's cached broker pools so the next publish connects to app.conf.broker_url."""
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    """Drop the app's cached broker pools so the next publish connects to app.conf.broker_url. The pools live in
+    kombu's process-wide registry, keyed by broker URL: closing one without clearing the registry left a closed
+    pool there, and the next test publishing to that URL (the shared Redis) failed with "Acquire on closed
+    pool", so the registry is reset (every pool closed and forgotten) as well."""
+    pools.reset()
+    app._pool = None
     app.amqp._producer_pool = None
 
 

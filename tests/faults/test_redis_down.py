@@ -1,19 +1,28 @@
 """Redis (broker and cache) stopped: pages and the estimate API keep working, starting a sweep answers 503
-"queue unavailable" and saves nothing; when Redis comes back on the same port, a new sweep is queued on it."""
+"queue unavailable" and saves nothing; when Redis comes back on the same port, a new sweep is queued on it, and
+a real Celery worker that lived through the outage runs that sweep to the end with every configuration counted."""
 
 from __future__ import annotations
 
 import json
 import time
+import uuid
 
 import pytest
+from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 
-from planner.sweeps.models import SweepRun
+from planner.celery import app
+from planner.engine import sweep as engine_sweep
+from planner.sweeps import conf as sweep_conf
+from planner.sweeps import services
+from planner.sweeps.models import ACTIVE_STATUSES, ChunkStatus, SweepChunk, SweepRun, SweepStatus
 from tests.api.conftest import ESTIMATE_URL, contract_payload, token_client
+from tests.conftest import require_service
 from tests.faults.conftest import scenario_with_result
 from tests.sweeps.conftest import H100, load_catalog, make_scenario
+from tests.sweeps.workers import log_tail, start_worker, stop_worker, wait_for, wait_ready, worker_env
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +38,10 @@ PAGE_FORM = {
 }
 #: Celery's default queue: a list under this key in the broker's Redis.
 CELERY_QUEUE_KEY = "celery"
+#: Configurations per chunk of the sweep a worker runs after the outage: SWEEP_BODY's space cut in several chunks.
+WORKER_CHUNK_CONFIGS = 4000
+#: Seconds for the worker to reconnect to the restarted Redis and run that sweep (a few seconds in practice).
+WORKER_SWEEP_TIMEOUT_S = 90
 
 
 @pytest.fixture
@@ -85,3 +98,72 @@ def test_when_redis_returns_a_new_sweep_is_queued_on_it(
     message = json.loads(queued[0])
     assert message["headers"]["task"] == "planner.sweeps.fan_out"
     assert message["headers"]["argsrepr"].startswith(f"({run.pk},")
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_when_redis_returns_a_worker_runs_a_new_sweep_to_the_end(own_redis, alice, tmp_path):
+    """A worker (on the throw-away Redis and this test's PostgreSQL database) is consuming before Redis stops;
+    while Redis is down a sweep is refused; after it returns on the same port the worker reconnects and a new
+    sweep, started through the API, finishes with every configuration of its space evaluated once and the same
+    result as an undisturbed in-process (eager) run of the same spec."""
+    if connection.vendor != "postgresql":
+        require_service(
+            "PostgreSQL", "a postgres DATABASE_URL must be set for a worker to share the database"
+        )
+    load_catalog()
+    scenario = make_scenario(alice)
+    api = token_client(alice)
+    log = tmp_path / "worker.log"
+    env = worker_env(settings_module="planner.settings_test", redis_url=own_redis.url)
+    name = f"redis-returns-{uuid.uuid4().hex[:10]}"
+    queue = sweep_conf.value("SWEEP_QUEUE") or app.conf.task_default_queue  # where the sweep's tasks go
+    worker = start_worker(name, queue, env, log)
+    try:
+        wait_ready(log, worker)
+        own_redis.stop()
+        refused = api.post("/api/sweeps/", {"scenario": scenario.pk, **SWEEP_BODY}, format="json")
+        assert refused.status_code == 503
+        assert worker.poll() is None, f"the worker exited while Redis was down:\n{log_tail(log)}"
+        own_redis.start()  # same port: neither the app's nor the worker's settings change
+        with override_settings(SWEEP_CHUNK_CONFIGS=WORKER_CHUNK_CONFIGS):
+            response = api.post("/api/sweeps/", {"scenario": scenario.pk, **SWEEP_BODY}, format="json")
+        assert response.status_code == 202, response.json()
+        run_id = response.json()["id"]
+        wait_for(
+            lambda: SweepRun.objects.filter(pk=run_id).exclude(status__in=ACTIVE_STATUSES).exists(),
+            WORKER_SWEEP_TIMEOUT_S,
+            "the sweep to finish on the worker",
+            detail=lambda: log_tail(log),
+        )
+    finally:
+        stop_worker(worker)
+    run = SweepRun.objects.get()  # the refused sweep saved nothing
+    assert run.pk == run_id
+    assert run.status == SweepStatus.DONE, (run.status, run.error, log_tail(log))
+    # Every chunk of the plan ran on this worker and was counted once; together they cover the spec's space.
+    plan = engine_sweep.plan_sweep(run.spec, chunk_configs=WORKER_CHUNK_CONFIGS)
+    chunks = list(SweepChunk.objects.filter(run=run).order_by("index"))
+    assert run.chunks_total == len(plan.chunks) == len(chunks) >= 3
+    assert run.chunks_done == run.chunks_total
+    assert all(c.status == ChunkStatus.DONE and c.attempts == 1 for c in chunks)
+    assert {c.claimed_by.split("@")[0] for c in chunks} == {name}
+    assert run.total_configs == plan.total_configs == sum(c.size for c in chunks)
+    assert run.enumerated_configs == run.total_configs
+    assert run.evaluated_configs == sum(c.evaluated for c in chunks) == run.result["evaluated"] > 0
+    assert run.feasible_configs == sum(c.feasible for c in chunks)
+
+    # The undisturbed reference: the same spec, Celery eager, in this process.
+    app.conf.task_always_eager = True
+    try:
+        with override_settings(SWEEP_CHUNK_CONFIGS=WORKER_CHUNK_CONFIGS):
+            reference = services.sweep_create(owner=alice, scenario=scenario, spec=run.spec, name="reference")
+    finally:
+        app.conf.task_always_eager = False
+    reference.refresh_from_db()
+    assert reference.status == SweepStatus.DONE
+    assert (run.evaluated_configs, run.feasible_configs) == (
+        reference.evaluated_configs,
+        reference.feasible_configs,
+    )
+    assert run.result == reference.result

@@ -7,8 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -21,15 +19,13 @@ from planner.sweeps import services
 from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun, SweepStatus
 from tests.conftest import require_service
 from tests.sweeps.conftest import A100, H100, load_catalog, make_scenario
+from tests.sweeps.workers import start_worker, stop_worker, wait_for, wait_ready, worker_env
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Seconds before Redis hands a killed worker's unacknowledged message to another worker.
 VISIBILITY_TIMEOUT_S = 3
 #: About a second of numpy per chunk on this machine: long enough to be killed in the middle of one.
 CHUNK_CONFIGS = 1_000_000
-WORKER_START_TIMEOUT_S = 60
 SWEEP_TIMEOUT_S = 240
-POLL_S = 0.02
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -49,44 +45,6 @@ def _spec_inputs():
     )
 
 
-def _start_worker(name: str, queue: str, env: dict[str, str], log: Path) -> subprocess.Popen:
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "planner.celery",
-        "worker",
-        "-c",
-        "1",
-        "-P",
-        "prefork",
-        "-Q",
-        queue,
-        "-n",
-        f"{name}@%h",
-        "--loglevel=INFO",
-        "--without-gossip",
-        "--without-mingle",
-        "--without-heartbeat",
-    ]
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-
-
-def _wait_ready(log: Path, worker: subprocess.Popen) -> None:
-    deadline = time.monotonic() + WORKER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if worker.poll() is not None:
-            pytest.fail(f"worker exited early:\n{log.read_text()[-3000:]}")
-        if b" ready." in log.read_bytes():
-            return
-        time.sleep(0.2)
-    pytest.fail(f"worker not ready after {WORKER_START_TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
-
-
 def _children(pid: int) -> list[int]:
     try:
         return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
@@ -102,16 +60,6 @@ def _kill_worker(worker: subprocess.Popen) -> None:
     for child in children:
         os.kill(child, signal.SIGKILL)
     worker.wait(timeout=10)
-
-
-def _wait_for(predicate, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(POLL_S)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def _forget_queue(queue: str) -> None:
@@ -149,25 +97,21 @@ def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, tmp_
     )
     tag = uuid.uuid4().hex[:10]
     queue = f"sweep-kill-{tag}"
-    db = connection.settings_dict
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.sweeps.worker_settings",
-        "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}",
-        "DB_CONN_MAX_AGE": "0",
-        "SWEEP_TEST_VISIBILITY_TIMEOUT_S": str(VISIBILITY_TIMEOUT_S),
-    }
+    env = worker_env(
+        settings_module="tests.sweeps.worker_settings",
+        SWEEP_TEST_VISIBILITY_TIMEOUT_S=str(VISIBILITY_TIMEOUT_S),
+    )
     logs = tmp_path
     workers: dict[str, subprocess.Popen] = {}
     try:
         for name in ("victim", "survivor"):
-            workers[name] = _start_worker(f"{name}-{tag}", queue, env, logs / f"{name}.log")
+            workers[name] = start_worker(f"{name}-{tag}", queue, env, logs / f"{name}.log")
         for name, worker in workers.items():
-            _wait_ready(logs / f"{name}.log", worker)
+            wait_ready(logs / f"{name}.log", worker)
         with override_settings(SWEEP_QUEUE=queue, SWEEP_CHUNK_CONFIGS=CHUNK_CONFIGS):
             run = services.sweep_create_from_scenario(owner=alice, scenario=scenario, inputs=_spec_inputs())
         assert run.chunks_total >= 6
-        victim_chunk = _wait_for(
+        victim_chunk = wait_for(
             lambda: (
                 SweepChunk.objects.filter(
                     run=run, status=ChunkStatus.RUNNING, claimed_by__startswith=f"victim-{tag}@"
@@ -179,7 +123,7 @@ def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, tmp_
             "the victim to claim a chunk",
         )
         _kill_worker(workers["victim"])
-        _wait_for(
+        wait_for(
             lambda: SweepRun.objects.filter(pk=run.pk).exclude(status__in=["pending", "running"]).exists(),
             SWEEP_TIMEOUT_S,
             "the sweep to finish",
@@ -189,9 +133,7 @@ def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, tmp_
         chunks = list(SweepChunk.objects.filter(run=run))
     finally:
         for worker in workers.values():
-            if worker.poll() is None:
-                os.killpg(worker.pid, signal.SIGKILL)
-                worker.wait(timeout=10)
+            stop_worker(worker, grace_s=0)
         _forget_queue(queue)
     assert run.status == SweepStatus.DONE, (
         run.status,
