@@ -42,7 +42,7 @@ M = TypeVar("M", bound=models.Model)
 class CatalogCopy:
     """Every catalog row by model and id, with the generation it was loaded at."""
 
-    generation: tuple[Any, ...]
+    generation: str
     loaded_at_s: float
     rows: dict[type[models.Model], dict[str, models.Model]] = field(default_factory=dict)
 
@@ -76,21 +76,27 @@ _lock = threading.Lock()
 _current: CatalogCopy | None = None
 
 
-def generation() -> tuple[Any, ...]:
-    """(count, latest updated_at) of every catalog table, in one query."""
+def generation_sql() -> str:
+    """A SQL expression whose value is the catalog's generation: "count:latest updated_at" of every catalog
+    table joined by "|" (portable: `||` concatenates in SQLite and PostgreSQL). Other queries can carry it as an
+    annotation, so a page checks its catalog copy without a query of its own."""
     quote = connection.ops.quote_name
-    sql = " UNION ALL ".join(
-        f"SELECT {index}, COUNT(*), MAX({quote('updated_at')}) FROM {quote(model._meta.db_table)}"
-        for index, model in enumerate(CATALOG_MODELS)
-    )
+    parts = [
+        f"(SELECT COUNT(*) || ':' || COALESCE(MAX({quote('updated_at')}) || '', '') "
+        f"FROM {quote(model._meta.db_table)})"
+        for model in CATALOG_MODELS
+    ]
+    return " || '|' || ".join(parts)
+
+
+def generation() -> str:
+    """The catalog's generation (generation_sql), in one query."""
     with connection.cursor() as cursor:
-        cursor.execute(sql)
-        return tuple(
-            sorted((int(index), int(count), str(latest)) for index, count, latest in cursor.fetchall())
-        )
+        cursor.execute(f"SELECT {generation_sql()}")
+        return str(cursor.fetchone()[0])
 
 
-def _load(at_generation: tuple[Any, ...]) -> CatalogCopy:
+def _load(at_generation: str) -> CatalogCopy:
     rows = {model: {row.pk: row for row in model.objects.all()} for model in CATALOG_MODELS}
     systems = rows[System]
     for system in systems.values():  # systems carry their GPU, as select_related("system__gpu") would
@@ -100,10 +106,12 @@ def _load(at_generation: tuple[Any, ...]) -> CatalogCopy:
     return CatalogCopy(generation=at_generation, loaded_at_s=time.monotonic(), rows=rows)
 
 
-def current() -> CatalogCopy:
-    """The catalog as the database holds it now (reloaded when the generation changed or the copy is old)."""
+def current(known_generation: str | None = None) -> CatalogCopy:
+    """The catalog as the database holds it now (reloaded when the generation changed or the copy is old).
+    `known_generation` is the generation read by the caller's own query (generation_sql as an annotation)."""
     global _current
-    now_generation = generation()  # read before the rows: a change in between makes the next call reload
+    # Read before the rows: a change in between makes the next call reload.
+    now_generation = known_generation if known_generation is not None else generation()
     found = _current
     if (
         found is None

@@ -10,12 +10,14 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models.expressions import RawSQL
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from catalog import rows as catalog_rows
 from planner import adapters
 from planner.models import Scenario, ScenarioResult, ShareLink
+from planner.prepared import PreparedQuery
 from planner.reports import charts
 from planner.reports.bom import hardware_bom
 from planner.reports.columns import INPUT_ROWS, METRICS, Column, best_index, grouped, metrics_for
@@ -96,21 +98,20 @@ def scenario_recent(*, user: AbstractBaseUser) -> list[Scenario]:
     return list(scenario_list(user=user)[:RECENT_SCENARIOS])
 
 
-def gpu_choices() -> list[tuple[str, str, str]]:
+def gpu_choices(catalog: catalog_rows.CatalogCopy | None = None) -> list[tuple[str, str, str]]:
     """(id, vendor, model) of the catalog GPUs a plan can be moved to (those with the numbers the engine
     needs), by vendor and model."""
     from catalog.models import Gpu
 
-    rows = catalog_rows.current().values(
-        Gpu, "pk", "vendor", "model", "memory_gb", "mem_bandwidth_tbs", "tdp_w"
-    )
+    catalog = catalog or catalog_rows.current()
+    rows = catalog.values(Gpu, "pk", "vendor", "model", "memory_gb", "mem_bandwidth_tbs", "tdp_w")
     return [(pk, vendor, model) for pk, vendor, model, *needed in rows if None not in needed]
 
 
-def with_catalog_rows(scenario: Scenario) -> Scenario:
+def with_catalog_rows(scenario: Scenario, catalog: catalog_rows.CatalogCopy | None = None) -> Scenario:
     """Attach the scenario's catalog rows from the per-process catalog copy: what select_related of
     SCENARIO_RELATED gives, without a ten-table join per request (catalog/rows.py)."""
-    catalog = catalog_rows.current()
+    catalog = catalog or catalog_rows.current()
     for name in SCENARIO_CATALOG_FIELDS:
         relation = Scenario._meta.get_field(name)
         row = catalog.get(relation.related_model, getattr(scenario, relation.attname))
@@ -119,23 +120,10 @@ def with_catalog_rows(scenario: Scenario) -> Scenario:
     return scenario
 
 
-def scenario_get(*, user: AbstractBaseUser, pk: int, for_results_page: bool = False) -> Scenario:
-    """One of the user's scenarios with its catalog rows, or 404. For the results page it also says, in the
-    same query, whether there are earlier results and active share links, so the page only asks for those
-    lists when they are not empty."""
-    queryset = Scenario.objects.select_related("latest_result")
-    if for_results_page:
-        queryset = queryset.annotate(
-            has_earlier_results=Exists(
-                ScenarioResult.objects.filter(scenario=OuterRef("pk")).exclude(
-                    pk=OuterRef("latest_result_id")
-                )
-            ),
-            has_share_links=Exists(
-                ShareLink.objects.filter(scenario=OuterRef("pk"), revoked_at__isnull=True)
-            ),
-        )
-    return with_catalog_rows(get_object_or_404(queryset, pk=pk, owner=user))
+def scenario_get(*, user: AbstractBaseUser, pk: int) -> Scenario:
+    """One of the user's scenarios with its catalog rows, or 404."""
+    scenario = get_object_or_404(Scenario.objects.select_related("latest_result"), pk=pk, owner=user)
+    return with_catalog_rows(scenario)
 
 
 def scenario_result_get(*, scenario: Scenario, result_id: int | None = None) -> ScenarioResult | None:
@@ -158,6 +146,8 @@ class ResultPage:
     catalog_hash_now: str = ""
     history: list[ScenarioResult] = field(default_factory=list)
     share_links: list[ShareLink] = field(default_factory=list)
+    #: (id, vendor, model) of the GPUs the plan can be cloned to.
+    gpu_choices: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def output(self) -> dict[str, Any]:
@@ -238,6 +228,42 @@ def result_page(*, scenario: Scenario, result_id: int | None = None, with_histor
     page.catalog_hash_now = adapters.snapshot_hash(snapshot_now)
     page.engine_changed = result.engine_version != page.current_engine_version
     page.metrics = metrics_for(page.kind)
+    return page
+
+
+def _results_page_queryset(pk: int, owner_id: int) -> QuerySet:
+    """The scenario with its latest result, whether it has earlier results and active share links, and the
+    catalog generation that checks the per-process catalog copy (catalog/rows.py), in one query."""
+    return (
+        Scenario.objects.select_related("latest_result")
+        .annotate(
+            has_earlier_results=Exists(
+                ScenarioResult.objects.filter(scenario=OuterRef("pk")).exclude(
+                    pk=OuterRef("latest_result_id")
+                )
+            ),
+            has_share_links=Exists(
+                ShareLink.objects.filter(scenario=OuterRef("pk"), revoked_at__isnull=True)
+            ),
+            catalog_generation=RawSQL(catalog_rows.generation_sql(), ()),
+        )
+        .filter(pk=pk, owner_id=owner_id)
+    )
+
+
+#: Compiled once per process: compiling this query costs more than running it (planner/prepared.py).
+_RESULTS_PAGE_QUERY = PreparedQuery(_results_page_queryset, "pk", "owner_id")
+
+
+def results_page(*, user: AbstractBaseUser, pk: int, result_id: int | None = None) -> ResultPage:
+    """The results page of one of the user's scenarios (404 for anyone else's), from one prepared query; the
+    lists of earlier results and share links are asked for only when they are not empty."""
+    scenario = _RESULTS_PAGE_QUERY.first(pk=pk, owner_id=user.pk)
+    if scenario is None:
+        raise Http404("No such scenario.")
+    catalog = catalog_rows.current(known_generation=str(scenario.catalog_generation))
+    page = result_page(scenario=with_catalog_rows(scenario, catalog), result_id=result_id)
+    page.gpu_choices = gpu_choices(catalog)
     return page
 
 

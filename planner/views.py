@@ -189,10 +189,8 @@ def scenario_preview(request: HttpRequest, pk: int) -> JsonResponse:
 @require_GET
 def scenario_detail(request: HttpRequest, pk: int, result_id: int | None = None) -> HttpResponse:
     """The results page: the latest result, or an earlier one by id."""
-    scenario = selectors.scenario_get(user=request.user, pk=pk, for_results_page=True)
-    page = selectors.result_page(scenario=scenario, result_id=result_id)
-    context = {"page": page, "gpu_choices": selectors.gpu_choices(), **RESULT_TABLES}
-    return render(request, "planner/scenario_detail.html", context)
+    page = selectors.results_page(user=request.user, pk=pk, result_id=result_id)
+    return render(request, "planner/scenario_detail.html", {"page": page, **RESULT_TABLES})
 
 
 @login_required

@@ -2,6 +2,8 @@
 
     .venv/bin/python scripts/loadtest.py                      # both targets, 32 connections, 20 s each
     .venv/bin/python scripts/loadtest.py --duration 10 --connections 64 --workers 4
+    .venv/bin/python scripts/loadtest.py --postgres postgres://postgres@127.0.0.1:5432 \
+        --redis redis://127.0.0.1:6379/8                      # the production stack instead of SQLite
 
 What it does:
 1. makes a temporary folder with a fresh SQLite database: migrate, load_catalog, collectstatic, a user with an
@@ -152,7 +154,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def server_env(workdir: Path, rate_limit: str) -> dict[str, str]:
+def server_env(
+    workdir: Path, rate_limit: str, database_url: str | None = None, redis_url: str | None = None
+) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -167,14 +171,33 @@ def server_env(workdir: Path, rate_limit: str) -> dict[str, str]:
             "SECURE_SSL_REDIRECT": "0",
             "SESSION_COOKIE_SECURE": "0",
             "CSRF_COOKIE_SECURE": "0",
-            "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}",
+            "DATABASE_URL": database_url or f"sqlite:///{workdir / 'db.sqlite3'}",
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "RATE_LIMIT_ESTIMATE": rate_limit,
             "LOG_LEVEL": "ERROR",
             "LOADTEST_WORKDIR": str(workdir),
         }
     )
+    if redis_url:
+        env["REDIS_URL"] = redis_url
     return env
+
+
+def create_postgres_database(server_url: str) -> tuple[str, str]:
+    """A throw-away database on a PostgreSQL server (URL without a database name): (its URL, its name)."""
+    import psycopg
+
+    name = f"planner_loadtest_{secrets.token_hex(4)}"
+    with psycopg.connect(f"{server_url.rstrip('/')}/postgres", autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return f"{server_url.rstrip('/')}/{name}", name
+
+
+def drop_postgres_database(server_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{server_url.rstrip('/')}/postgres", autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def manage(env: dict[str, str], *args: str) -> str:
@@ -356,6 +379,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-requests", type=int, default=50_000, help="request cap per target")
     parser.add_argument("--client-threads", type=int, default=2, help="wrk threads (default 2)")
     parser.add_argument("--client", choices=["auto", "wrk", "python"], default="auto")
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="run on a throw-away database on this PostgreSQL server (postgres://user@host:port, no database "
+        "name) instead of SQLite",
+    )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="use this Redis for the cache and sessions (redis://host:port/db; the cache takes db + 1)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON as well")
     parser.add_argument("--no-check", action="store_true", help="exit 0 even when the goal is missed")
     return parser.parse_args(argv)
@@ -366,9 +400,13 @@ def main(argv: list[str] | None = None) -> int:
     use_wrk = args.client == "wrk" or (args.client == "auto" and shutil.which("wrk") is not None)
     workdir = Path(tempfile.mkdtemp(prefix="planner-loadtest-"))
     server = None
+    database_url, database_name = (None, None)
     try:
-        env = server_env(workdir, rate_limit="1000000/s")
-        print(f"preparing a throw-away database in {workdir} ...", flush=True)
+        if args.postgres:
+            database_url, database_name = create_postgres_database(args.postgres)
+        env = server_env(workdir, "1000000/s", database_url, args.redis)
+        where = f"PostgreSQL database {database_name}" if database_name else f"SQLite database in {workdir}"
+        print(f"preparing a throw-away {where} ...", flush=True)
         setup = prepare(env)
         port = free_port()
         server = start_gunicorn(env, port, args)
@@ -418,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
             except subprocess.TimeoutExpired:
                 server.kill()
         shutil.rmtree(workdir, ignore_errors=True)
+        if database_name:
+            drop_postgres_database(args.postgres, database_name)
 
 
 if __name__ == "__main__":
