@@ -3,6 +3,7 @@ planner.reports.formatting) and small helpers for columns and catalog links."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -148,9 +149,14 @@ def plain(value: Any) -> str:
 
 
 @register.simple_tag
-def gpu_options(gpus: list[tuple[str, str, str]], current_id: str | None) -> SafeString:
+def gpu_options(gpus: tuple[tuple[str, str, str], ...], current_id: str | None) -> SafeString:
     """<option>s for a GPU <select> from (id, vendor, model), the scenario's own GPU disabled (one call
     instead of a template loop: the results page renders it on every request)."""
+    return _gpu_options(tuple(gpus), current_id)
+
+
+@lru_cache(maxsize=256)
+def _gpu_options(gpus: tuple[tuple[str, str, str], ...], current_id: str | None) -> SafeString:
     return format_html_join(
         "",
         '<option value="{}"{}>{} {}</option>',
