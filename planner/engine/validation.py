@@ -5,7 +5,8 @@ Every case runs through the public `estimate` path (JSON in, contract dict out).
 * korthikanti2022: iteration times, Korthikanti et al. 2022 Table 5: each within 10%, median within 5%.
 * megatron2021: per-GPU TFLOP/s counting recompute, Narayanan et al. 2021 Table 1: each within 15%.
 * whole_run: GPU-hours of complete runs (BLOOM, LLaMA, Pythia) with the goodput model applied: each within 25%.
-* benchmark: other published throughput (MosaicML llm-foundry): within 25%.
+* benchmark: other published throughput (MosaicML llm-foundry on A100; Llama 3.1 405B pre-training on 8,192
+  H100, Dubey et al. 2024 Table 4): within 25%.
 * formula: ZeRO bytes per parameter and Korthikanti Table 2 activation bytes (1%), KV cache per token (exact).
 
 `python -m planner.engine validate` prints the table with the median and worst error and exits 1 when any case
@@ -46,9 +47,23 @@ A100_SXM4_40GB = {
     "memory_bandwidth_tbs": 1.555,
     "id": "nvidia_a100_sxm4_40gb",
 }
+H100_SXM5_80GB = {
+    "name": "H100 SXM5 80GB",
+    "vendor": "NVIDIA",
+    "memory_gb": 80,
+    "memory_bandwidth_tbs": 3.35,
+    "tflops": {"fp32": 67, "tf32": 494.5, "bf16": 989, "fp16": 989, "fp8": 1979},
+    "tdp_w": 700,
+    "scaleup_bandwidth_gbs": 900,
+    "id": "nvidia_h100_sxm5_80gb",
+}
 #: The validation runs pin their GPUs' datasheet numbers (catalog gpus.csv rows of the same ids) so that they do
 #: not move when the catalog is edited.
-GPUS = {"nvidia_a100_sxm4_80gb": A100_SXM4_80GB, "nvidia_a100_sxm4_40gb": A100_SXM4_40GB}
+GPUS = {
+    "nvidia_a100_sxm4_80gb": A100_SXM4_80GB,
+    "nvidia_a100_sxm4_40gb": A100_SXM4_40GB,
+    "nvidia_h100_sxm5_80gb": H100_SXM5_80GB,
+}
 
 
 @dataclass(frozen=True)
