@@ -35,18 +35,7 @@ SCENARIO_CATALOG_FIELDS = (
     "grid_carbon",
 )
 #: The same rows as a join, for code that loads scenarios in bulk (reports rendered by a worker).
-SCENARIO_RELATED = (
-    "gpu",
-    "system",
-    "system__gpu",
-    "cpu",
-    "network",
-    "switch",
-    "cooling",
-    "electricity",
-    "colocation",
-    "grid_carbon",
-)
+SCENARIO_RELATED = (*SCENARIO_CATALOG_FIELDS, "system__gpu")
 #: Large JSON columns a list does not need.
 RESULT_HEAVY_FIELDS = (
     "latest_result__input_payload",

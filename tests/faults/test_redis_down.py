@@ -16,13 +16,20 @@ from django.urls import reverse
 from planner.celery import app
 from planner.engine import sweep as engine_sweep
 from planner.sweeps import conf as sweep_conf
-from planner.sweeps import services
 from planner.sweeps.models import ACTIVE_STATUSES, ChunkStatus, SweepChunk, SweepRun, SweepStatus
 from tests.api.conftest import ESTIMATE_URL, contract_payload, token_client
 from tests.conftest import require_service
 from tests.faults.conftest import scenario_with_result
 from tests.sweeps.conftest import H100, load_catalog, make_scenario
-from tests.sweeps.workers import log_tail, start_worker, stop_worker, wait_for, wait_ready, worker_env
+from tests.sweeps.workers import (
+    eager_reference,
+    log_tail,
+    start_worker,
+    stop_worker,
+    wait_for,
+    wait_ready,
+    worker_env,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -154,14 +161,9 @@ def test_when_redis_returns_a_worker_runs_a_new_sweep_to_the_end(own_redis, alic
     assert run.feasible_configs == sum(c.feasible for c in chunks)
 
     # The undisturbed reference: the same spec, Celery eager, in this process.
-    app.conf.task_always_eager = True
-    try:
-        with override_settings(SWEEP_CHUNK_CONFIGS=WORKER_CHUNK_CONFIGS):
-            reference = services.sweep_create(owner=alice, scenario=scenario, spec=run.spec, name="reference")
-    finally:
-        app.conf.task_always_eager = False
-    reference.refresh_from_db()
-    assert reference.status == SweepStatus.DONE
+    reference = eager_reference(
+        owner=alice, scenario=scenario, spec=run.spec, chunk_configs=WORKER_CHUNK_CONFIGS
+    )
     assert (run.evaluated_configs, run.feasible_configs) == (
         reference.evaluated_configs,
         reference.feasible_configs,

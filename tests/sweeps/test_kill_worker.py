@@ -19,7 +19,7 @@ from planner.sweeps import services
 from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun, SweepStatus
 from tests.conftest import require_service
 from tests.sweeps.conftest import A100, H100, load_catalog, make_scenario
-from tests.sweeps.workers import start_worker, stop_worker, wait_for, wait_ready, worker_env
+from tests.sweeps.workers import eager_reference, start_worker, stop_worker, wait_for, wait_ready, worker_env
 
 #: Seconds before Redis hands a killed worker's unacknowledged message to another worker.
 VISIBILITY_TIMEOUT_S = 3
@@ -149,14 +149,7 @@ def test_a_sweep_completes_exactly_when_a_worker_is_killed_mid_chunk(alice, tmp_
     assert run.evaluated_configs == sum(c.evaluated for c in chunks) == run.result["evaluated"]
 
     # The undisturbed reference: the same spec, Celery eager, in this process.
-    app.conf.task_always_eager = True
-    try:
-        with override_settings(SWEEP_CHUNK_CONFIGS=CHUNK_CONFIGS):
-            reference = services.sweep_create(owner=alice, scenario=scenario, spec=run.spec, name="reference")
-    finally:
-        app.conf.task_always_eager = False
-    reference.refresh_from_db()
-    assert reference.status == SweepStatus.DONE
+    reference = eager_reference(owner=alice, scenario=scenario, spec=run.spec, chunk_configs=CHUNK_CONFIGS)
     assert run.evaluated_configs == reference.evaluated_configs
     assert run.feasible_configs == reference.feasible_configs
     assert _best(run) == _best(reference)

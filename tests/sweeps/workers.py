@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from django.db import connection
@@ -116,3 +116,23 @@ def stop_worker(worker: subprocess.Popen, grace_s: float = WORKER_STOP_GRACE_S) 
     with contextlib.suppress(ProcessLookupError):  # the group is gone: nothing left to kill
         os.killpg(worker.pid, signal.SIGKILL)  # also pool children left behind by a killed main process
     worker.wait(timeout=10)
+
+
+def eager_reference(*, owner: Any, scenario: Any, spec: dict[str, Any], chunk_configs: int) -> Any:
+    """The undisturbed reference for a sweep run by real workers: the same spec through Celery eager, in this
+    process, finished (status checked) and read back."""
+    from django.test import override_settings
+
+    from planner.celery import app
+    from planner.sweeps import services
+    from planner.sweeps.models import SweepStatus
+
+    app.conf.task_always_eager = True
+    try:
+        with override_settings(SWEEP_CHUNK_CONFIGS=chunk_configs):
+            reference = services.sweep_create(owner=owner, scenario=scenario, spec=spec, name="reference")
+    finally:
+        app.conf.task_always_eager = False
+    reference.refresh_from_db()
+    assert reference.status == SweepStatus.DONE
+    return reference
