@@ -31,7 +31,7 @@ from planner.forms import ScenarioForm, initial_from_scenario
 from planner.models import Scenario, ScenarioResult
 from planner.starters import DEFAULT_INITIAL, STARTERS_BY_KEY
 
-#: Optional body key naming a ready-made scenario to start from (planner.forms.STARTERS).
+#: Optional body key naming a ready-made scenario to start from (planner.starters.STARTERS).
 STARTER_KEY = "starter"
 
 

@@ -1,4 +1,5 @@
-"""Parsing of the cluster, economics, goodput and search objects (parse.py parses the workload and the whole).
+"""Parsing of the cluster, economics, goodput and search objects (parse.py parses the workload and the whole,
+parse_model.py the model, parse_parallelism.py the parallelism).
 
 Units convert here and only here: GB (vendor label, treated as GiB per the contract) -> bytes, TB/s -> bytes/s,
 TFLOPS -> FLOP/s, Gb/s -> bytes/s, GB/s -> bytes/s, kW -> W, µs -> s, minutes -> s.

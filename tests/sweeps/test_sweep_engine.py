@@ -14,7 +14,7 @@ from planner.engine.errors import SpecError
 from planner.engine.search import enumerate_layouts
 from tests.sweeps.conftest import engine_spec
 
-#: float32 rounds to nearest: relative error at most 2^-24 (engine/sweep.py, "Stored precision").
+#: float32 rounds to nearest: relative error at most 2^-24 (engine/sweep_rows.py, "Stored precision").
 FLOAT32_REL = 2.0**-24
 #: Same formulas on the same float64 inputs; energy multiplies by days x 86400 s instead of the run time itself.
 FLOAT64_REL = 1e-12
@@ -85,7 +85,7 @@ def test_chunks_cover_every_cluster_layout_once_in_order():
     rows = _concat(results)
     evaluated = 0
     for gi in range(len(spec["gpus"])):
-        sc = sweep._scenario(spec, gi, spec["nodes"][0])
+        sc = sweep.scenario_for(spec, gi, spec["nodes"][0])
         for nodes in spec["nodes"]:
             grid, _ = enumerate_layouts(sc.model, sc.search["space"], 8 * nodes, 512, 10**9)
             mine = (rows["gpu"] == gi) & (rows["nodes"] == nodes)
