@@ -2,24 +2,21 @@
 
 Units convert here on the way in (form fractions stay fractions; catalog columns already carry the contract's
 units: GB, TB/s, TFLOPS, Gb/s, kW, USD). The adapter also records which catalog rows and values fed the payload
-(`CatalogSnapshot`), so a stored result can say later that the catalog changed since it was computed.
+(planner/snapshot.py), so a stored result can say later that the catalog changed since it was computed.
 
 The adapter never computes a figure: every number it sends is a catalog value or a user input.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-
-from django.db import models
 
 from planner.engine.catalog import PCIE_FALLBACK_SOURCE, pcie_fallback_scaleup_gbs, pcie_generation
 from planner.engine.parse import PARALLELISM_KEYS
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
+from planner.snapshot import scenario_gpu
 
 #: Objective used for "automatic" parallelism: the fastest layout that fits (engine search objective).
 AUTOMATIC_OBJECTIVE = "min_time"
@@ -77,31 +74,6 @@ CLOUD_PRICE_REFERENCES: dict[str, CloudPriceReference] = {
     ),
 }
 
-# Catalog fields that feed the payload, per catalog model (the snapshot records exactly these).
-GPU_FIELDS = (
-    "vendor",
-    "model",
-    "memory_gb",
-    "mem_bandwidth_tbs",
-    "fp32_tflops",
-    "tf32_tflops",
-    "bf16_tflops",
-    "fp16_tflops",
-    "fp8_tflops",
-    "int8_tops",
-    "fp4_tflops",
-    "tdp_w",
-    "scaleup_bw_gbs",
-    "pcie_gen",
-    "price_usd",
-)
-SYSTEM_FIELDS = ("vendor", "name", "gpus", "system_max_power_kw", "price_usd")
-CPU_FIELDS = ("vendor", "model", "cores", "tdp_w", "price_usd")
-INTERCONNECT_FIELDS = ("name", "port_rate_gbps")
-SWITCH_FIELDS = ("vendor", "model", "ports", "port_speed_gbps", "power_w", "price_usd")
-COOLING_FIELDS = ("name",)  # the engine's cooling presets carry the numbers (see _cooling_payload)
-ECONOMICS_FIELDS = ("region", "metric", "value", "unit", "period")
-
 # Catalog GPU column -> contract `tflops` key (all dense peaks; INT8 is TOPS, keyed like the precision).
 GPU_TFLOPS_KEYS = {
     "fp32": "fp32_tflops",
@@ -116,127 +88,6 @@ GPU_TFLOPS_KEYS = {
 
 def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
-
-
-# --------------------------------------------------------------------------------------------- snapshot
-
-
-@dataclass(frozen=True)
-class CatalogChange:
-    """One catalog value that differs between a stored result and the catalog today."""
-
-    role: str  # "gpu", "switch", ...
-    row_label: str
-    field: str
-    field_label: str
-    old: Any
-    new: Any
-
-    def __str__(self) -> str:
-        return f"{self.row_label} {self.field_label}: {self.old} -> {self.new}"
-
-
-def _row_entry(role: str, row: models.Model, fields: Iterable[str]) -> dict[str, Any]:
-    values = {name: getattr(row, name) for name in fields}
-    updated_at = getattr(row, "updated_at", None)
-    return {
-        "role": role,
-        "model": row._meta.model_name,
-        "id": str(row.pk),
-        "label": str(row),
-        "updated_at": updated_at.isoformat() if updated_at else None,
-        "sources": list(getattr(row, "source_urls", []) or []),
-        "values": values,
-    }
-
-
-def _scenario_gpu(scenario: Scenario) -> Any:
-    """The catalog GPU a scenario uses: its own choice, else the system template's GPU."""
-    if scenario.gpu_id is not None:
-        return scenario.gpu
-    if scenario.system_id is not None and scenario.system.gpu_id is not None:
-        return scenario.system.gpu
-    return None
-
-
-def catalog_snapshot(scenario: Scenario) -> dict[str, dict[str, Any]]:
-    """The catalog rows (id, updated_at, sources) and values that feed this scenario's payload, by role."""
-    rows: list[tuple[str, Any, tuple[str, ...]]] = [
-        ("gpu", None if scenario.custom_gpu else _scenario_gpu(scenario), GPU_FIELDS),
-        ("system", scenario.system if scenario.system_id else None, SYSTEM_FIELDS),
-        ("cpu", scenario.cpu if scenario.cpu_id else None, CPU_FIELDS),
-        ("network", scenario.network if scenario.network_id else None, INTERCONNECT_FIELDS),
-        ("switch", scenario.switch if scenario.switch_id else None, SWITCH_FIELDS),
-        ("cooling", scenario.cooling if scenario.cooling_id else None, COOLING_FIELDS),
-        (
-            "electricity",
-            scenario.electricity
-            if scenario.electricity_id and scenario.electricity_usd_per_kwh is None
-            else None,
-            ECONOMICS_FIELDS,
-        ),
-        (
-            "colocation",
-            scenario.colocation
-            if scenario.colocation_id and scenario.facility == FacilityKind.COLOCATION
-            else None,
-            ECONOMICS_FIELDS,
-        ),
-        ("grid_carbon", scenario.grid_carbon if scenario.grid_carbon_id else None, ECONOMICS_FIELDS),
-    ]
-    return {role: _row_entry(role, row, fields) for role, row, fields in rows if row is not None}
-
-
-def snapshot_hash(snapshot: dict[str, dict[str, Any]]) -> str:
-    """A stable SHA-256 of the catalog ids and values a result used."""
-    essential = {role: {"id": e["id"], "values": e["values"]} for role, e in snapshot.items()}
-    return hashlib.sha256(json.dumps(essential, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _field_label(model_name: str, field: str) -> str:
-    from django.apps import apps
-
-    try:
-        model = apps.get_model("catalog", model_name)
-        return str(model._meta.get_field(field).verbose_name)
-    except (LookupError, Exception):  # a field or model that no longer exists keeps its raw name
-        return field.replace("_", " ")
-
-
-def catalog_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[CatalogChange]:
-    """Every value that differs between the snapshot stored with a result and the catalog now."""
-    changes: list[CatalogChange] = []
-    for role, before in old.items():
-        after = new.get(role)
-        if after is None or after["id"] != before["id"]:
-            changes.append(
-                CatalogChange(
-                    role, before["label"], "row", "catalog row", before["label"], "(no longer used)"
-                )
-            )
-            continue
-        for field, old_value in before["values"].items():
-            new_value = after["values"].get(field)
-            if _normalised(old_value) != _normalised(new_value):
-                label = _field_label(before["model"], field)
-                changes.append(CatalogChange(role, before["label"], field, label, old_value, new_value))
-    for role, after in new.items():
-        if role not in old:
-            changes.append(
-                CatalogChange(role, after["label"], "row", "catalog row", "(none)", after["label"])
-            )
-    return changes
-
-
-def _normalised(value: Any) -> Any:
-    """JSON round-trip so that a stored value and a live one compare equal (Decimal, dates, ints vs floats);
-    plain numbers, text and None take the short way to the same answer."""
-    if value is None or isinstance(value, (str, bool)):
-        return value
-    if isinstance(value, (int, float)):
-        return float(value)
-    loaded = json.loads(json.dumps(value, default=str))
-    return float(loaded) if isinstance(loaded, int) and not isinstance(loaded, bool) else loaded
 
 
 # --------------------------------------------------------------------------------------------- payload
@@ -296,7 +147,7 @@ def _cooling_payload(scenario: Scenario) -> dict[str, Any] | None:
 
 
 def cluster_payload(scenario: Scenario) -> dict[str, Any]:
-    gpu = _scenario_gpu(scenario)
+    gpu = scenario_gpu(scenario)
     cluster: dict[str, Any] = {
         "gpu": dict(scenario.custom_gpu) if scenario.custom_gpu else (gpu_payload(gpu) if gpu else None),
         "gpus_per_node": scenario.gpus_per_node,
@@ -388,7 +239,7 @@ class PlanningInput:
 def _gpu_price_usd(scenario: Scenario) -> float | None:
     if scenario.custom_gpu:
         return scenario.custom_gpu.get("price_usd")
-    gpu = _scenario_gpu(scenario)
+    gpu = scenario_gpu(scenario)
     return gpu.price_usd if gpu is not None else None
 
 
@@ -418,7 +269,7 @@ def cloud_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]
     """Rental price per GPU-hour: the typed one, else the reference range midpoint for the catalog GPU."""
     if scenario.cloud_usd_per_gpu_hour is not None:
         return scenario.cloud_usd_per_gpu_hour, None
-    gpu = None if scenario.custom_gpu else _scenario_gpu(scenario)
+    gpu = None if scenario.custom_gpu else scenario_gpu(scenario)
     reference = CLOUD_PRICE_REFERENCES.get(gpu.pk) if gpu is not None else None
     if reference is None:
         return None, None
@@ -447,7 +298,7 @@ def pcie_fallback_note(gpu: Any) -> PlanningInput | None:
 
 def planning_inputs(scenario: Scenario) -> list[dict[str, Any]]:
     """The engine inputs this scenario leaves to the planner's documented defaults."""
-    gpu = None if scenario.custom_gpu else _scenario_gpu(scenario)
+    gpu = None if scenario.custom_gpu else scenario_gpu(scenario)
     notes = [pcie_fallback_note(gpu), server_price(scenario)[1], cloud_price(scenario)[1]]
     return [note.as_dict() for note in notes if note is not None]
 

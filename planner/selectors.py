@@ -15,7 +15,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from catalog import rows as catalog_rows
-from planner import adapters
+from planner import snapshot as snapshots
 from planner.models import Scenario, ScenarioResult, ShareLink
 from planner.prepared import PreparedQuery
 from planner.reports import charts
@@ -128,7 +128,7 @@ class ResultPage:
     scenario: Scenario
     result: ScenarioResult | None
     is_latest: bool = True
-    catalog_changes: list[adapters.CatalogChange] = field(default_factory=list)
+    catalog_changes: list[snapshots.CatalogChange] = field(default_factory=list)
     engine_changed: bool = False
     current_engine_version: str = ""
     metrics: list[Column] = field(default_factory=list)
@@ -212,9 +212,9 @@ def result_page(*, scenario: Scenario, result_id: int | None = None, with_histor
     if result is None:
         return page
     page.is_latest = result.pk == scenario.latest_result_id
-    snapshot_now = adapters.catalog_snapshot(scenario)
-    page.catalog_changes = adapters.catalog_changes(result.catalog_snapshot, snapshot_now)
-    page.catalog_hash_now = adapters.snapshot_hash(snapshot_now)
+    snapshot_now = snapshots.catalog_snapshot(scenario)
+    page.catalog_changes = snapshots.catalog_changes(result.catalog_snapshot, snapshot_now)
+    page.catalog_hash_now = snapshots.snapshot_hash(snapshot_now)
     page.engine_changed = result.engine_version != page.current_engine_version
     page.metrics = metrics_for(page.kind)
     return page

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from planner import adapters
+from planner import snapshot as snapshots
 from planner.engine.errors import Problem, SpecError
 from planner.models import Scenario, ScenarioResult, ShareLink
 from planner.reports.columns import summary_from_output
@@ -113,14 +114,14 @@ def scenario_evaluation_run(*, scenario: Scenario) -> Evaluation:
     else:
         output = api.estimate(payload)
     elapsed_ms = (time.perf_counter() - started) * 1000
-    snapshot = adapters.catalog_snapshot(scenario)
+    snapshot = snapshots.catalog_snapshot(scenario)
     return Evaluation(
         engine_version=str(output.get("engine_version") or api.ENGINE_VERSION),
         payload=payload,
         output=output,
         search_summary=search_summary,
         snapshot=snapshot,
-        catalog_hash=adapters.snapshot_hash(snapshot),
+        catalog_hash=snapshots.snapshot_hash(snapshot),
         elapsed_ms=elapsed_ms,
         input_assumptions=adapters.planning_inputs(scenario),
     )

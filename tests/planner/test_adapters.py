@@ -7,6 +7,7 @@ import pytest
 
 from catalog.models import Cooling, EconomicsFact, Gpu, Interconnect, Switch, System
 from planner import adapters
+from planner import snapshot as snapshots
 from planner.models import Scenario
 from tests.planner.conftest import scenario_inputs
 
@@ -142,18 +143,18 @@ def test_search_payload_searches_every_layout_on_the_scenarios_gpus(catalog):
 
 def test_snapshot_records_rows_and_detects_changes(catalog):
     scenario = _scenario(cooling="air_crac_crah")
-    before = adapters.catalog_snapshot(scenario)
+    before = snapshots.catalog_snapshot(scenario)
     assert set(before) >= {"gpu", "network", "switch", "cooling", "electricity", "colocation"}
-    assert adapters.catalog_changes(before, adapters.catalog_snapshot(scenario)) == []
-    assert adapters.snapshot_hash(before) == adapters.snapshot_hash(adapters.catalog_snapshot(scenario))
+    assert snapshots.catalog_changes(before, snapshots.catalog_snapshot(scenario)) == []
+    assert snapshots.snapshot_hash(before) == snapshots.snapshot_hash(snapshots.catalog_snapshot(scenario))
     fact = EconomicsFact.objects.get(pk="elec_us_industrial_2023")
     fact.value = 0.1
     fact.save()
     scenario.electricity = fact
-    after = adapters.catalog_snapshot(scenario)
-    [change] = adapters.catalog_changes(before, after)
+    after = snapshots.catalog_snapshot(scenario)
+    [change] = snapshots.catalog_changes(before, after)
     assert (change.role, change.field, change.new) == ("electricity", "value", 0.1)
-    assert adapters.snapshot_hash(before) != adapters.snapshot_hash(after)
+    assert snapshots.snapshot_hash(before) != snapshots.snapshot_hash(after)
     assert Cooling.objects.filter(pk="air_crac_crah").exists()
 
 
