@@ -228,3 +228,23 @@ def test_ids_past_the_database_range_are_404_not_500(world, alice):
             if status >= 500:
                 failures.append(f"{method.upper()} {url.path} ({url.name}) -> {status}")
     assert not failures, "\n".join(failures)
+
+
+#: POSTs that need no CSRF token, and why. (The API's session-authenticated calls do check it: DRF enforces CSRF
+#: for session authentication, and this walk posts with alice's session cookie.)
+CSRF_EXEMPT: dict[str, str] = {
+    "api_token": "takes a username and password, not the session; a forged post cannot read the token it returns",
+}
+
+
+def test_every_post_without_a_csrf_token_is_refused(world, alice):
+    """Signed in (session cookie) but without the CSRF token: every POST is refused before it can change state."""
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    client.force_login(alice)
+    accepted = []
+    for url in urls(world):
+        response = client.post(url.path)
+        refused_for_csrf = response.status_code == 403 and b"CSRF" in response.content
+        if not (refused_for_csrf or response.status_code == 405) and url.name not in CSRF_EXEMPT:
+            accepted.append(f"POST {url.path} ({url.name}) -> {response.status_code}")
+    assert not accepted, "\n".join(accepted)
