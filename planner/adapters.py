@@ -4,7 +4,8 @@ Units convert here on the way in (form fractions stay fractions; catalog columns
 units: GB, TB/s, TFLOPS, Gb/s, kW, USD). The adapter also records which catalog rows and values fed the payload
 (planner/snapshot.py), so a stored result can say later that the catalog changed since it was computed.
 
-The adapter never computes a figure: every number it sends is a catalog value or a user input.
+The adapter never computes a figure: every number it sends is a catalog value (a range read by the catalog's
+documented convention: midpoint or upper end) or a user input.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from planner.engine.catalog import PCIE_FALLBACK_SOURCE, pcie_fallback_scaleup_gbs, pcie_generation
 from planner.engine.parse import PARALLELISM_KEYS
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
-from planner.snapshot import scenario_gpu
+from planner.snapshot import COOLING_UNITS, cooling_overrides, scenario_gpu
 
 #: Objective used for "automatic" parallelism: the fastest layout that fits (engine search objective).
 AUTOMATIC_OBJECTIVE = "min_time"
@@ -137,13 +138,20 @@ def _network_payload(scenario: Scenario) -> dict[str, Any]:
     return network
 
 
+def _cooling_overrides(scenario: Scenario) -> dict[str, tuple[float, str]]:
+    """The catalog overrides this scenario sends (planner/snapshot.py `cooling_overrides`)."""
+    return {} if scenario.cooling_id is None else cooling_overrides(scenario.cooling)
+
+
 def _cooling_payload(scenario: Scenario) -> dict[str, Any] | None:
     """The cooling technology by its catalog id: the engine holds one documented preset per technology (PUE,
     rack density, fit-out capex, water, each with its source or "planning assumption"), derived from the same
-    catalog rows. A PUE the user types overrides the preset's."""
+    catalog rows. A catalog row edited since sends its rack density, capex and water figures
+    (`cooling_overrides`); a PUE the user types overrides the preset's."""
     if scenario.cooling_id is None:
         return None
-    return _drop_none({"name": scenario.cooling_id, "pue": scenario.pue})
+    cooling = {key: value for key, (value, _how) in _cooling_overrides(scenario).items()}
+    return _drop_none({"name": scenario.cooling_id, **cooling, "pue": scenario.pue})
 
 
 def cluster_payload(scenario: Scenario) -> dict[str, Any]:
@@ -296,10 +304,33 @@ def pcie_fallback_note(gpu: Any) -> PlanningInput | None:
     )
 
 
+def cooling_notes(scenario: Scenario) -> list[PlanningInput]:
+    """Where the scenario's cooling numbers come from when its catalog row overrides the engine's preset."""
+    overrides = _cooling_overrides(scenario)
+    if not overrides:
+        return []
+    row = scenario.cooling
+    return [
+        PlanningInput(
+            f"cluster.cooling.{key}",
+            value,
+            COOLING_UNITS[key],
+            f"catalog cooling option {row.name} ({row.pk}), {how}; {row.source}",
+        )
+        for key, (value, how) in overrides.items()
+    ]
+
+
 def planning_inputs(scenario: Scenario) -> list[dict[str, Any]]:
-    """The engine inputs this scenario leaves to the planner's documented defaults."""
+    """The engine inputs this scenario leaves to the planner's documented defaults or takes from an edited
+    catalog cooling row."""
     gpu = None if scenario.custom_gpu else scenario_gpu(scenario)
-    notes = [pcie_fallback_note(gpu), server_price(scenario)[1], cloud_price(scenario)[1]]
+    notes = [
+        pcie_fallback_note(gpu),
+        server_price(scenario)[1],
+        cloud_price(scenario)[1],
+        *cooling_notes(scenario),
+    ]
     return [note.as_dict() for note in notes if note is not None]
 
 
