@@ -87,12 +87,11 @@ def scenario_recent(*, user: AbstractBaseUser) -> list[Scenario]:
     return list(scenario_list(user=user)[:RECENT_SCENARIOS])
 
 
-def gpu_choices(catalog: catalog_rows.CatalogCopy | None = None) -> list[tuple[str, str, str]]:
+def gpu_choices(catalog: catalog_rows.CatalogCopy) -> list[tuple[str, str, str]]:
     """(id, vendor, model) of the catalog GPUs a plan can be moved to (those with the numbers the engine
     needs), by vendor and model."""
     from catalog.models import Gpu
 
-    catalog = catalog or catalog_rows.current()
     rows = catalog.values(Gpu, "pk", "vendor", "model", "memory_gb", "mem_bandwidth_tbs", "tdp_w")
     return [(pk, vendor, model) for pk, vendor, model, *needed in rows if None not in needed]
 
