@@ -16,15 +16,9 @@ from planner.celery import app
 from planner.models import Scenario
 from planner.reports.models import Report, ReportKind, ReportStatus
 from tests.planner.conftest import load_catalog, make_scenario
+from tests.sweeps.conftest import engine_spec
 
 H100 = "nvidia_h100_sxm5_80gb"
-A100 = "nvidia_a100_sxm4_80gb"
-SWEEP_ECONOMICS = {
-    "electricity_usd_per_kwh": 0.08,
-    "years": 5,
-    "utilization": 0.8,
-    "cloud_usd_per_gpu_hour": 2.5,
-}
 
 
 @pytest.fixture
@@ -76,38 +70,7 @@ def renders_fast(alice) -> None:
 
 def sweep_spec() -> dict[str, Any]:
     """A small sweep: Llama 3.1 8B on H100 and A100 nodes (evaluates in well under a second)."""
-    return {
-        "base": {
-            "cluster": {"gpus_per_node": 8},
-            "workload": {
-                "kind": "training",
-                "model": "llama3.1-8b",
-                "tokens_b": 1000,
-                "precision": "bf16",
-                "parallelism": {"global_batch": 512},
-            },
-            "economics": SWEEP_ECONOMICS,
-        },
-        "gpus": [
-            {
-                "label": "H100 SXM5 80GB",
-                "catalog_id": H100,
-                "cluster": {"gpu": H100},
-                "economics": {"gpu_server_usd": 300_000},
-            },
-            {
-                "label": "A100 SXM4 80GB",
-                "catalog_id": A100,
-                "cluster": {"gpu": A100},
-                "economics": {"gpu_server_usd": 150_000},
-            },
-        ],
-        "nodes": [2, 4],
-        "space": {"virtual_stages": [1], "cp": [1, 2]},
-        "objective": "min_time",
-        "constraints": {"days_max": 400.0},
-        "top_n": 10,
-    }
+    return engine_spec(nodes=[2, 4], constraints={"days_max": 400.0})
 
 
 @pytest.fixture
