@@ -21,17 +21,10 @@ from typing import Any, TypeVar
 
 from django.db import connection, models
 
-from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from catalog.models import Gpu, System
+from catalog.tables import CATALOG_TABLES
 
-CATALOG_MODELS: tuple[type[models.Model], ...] = (
-    Gpu,
-    Cpu,
-    Interconnect,
-    Switch,
-    System,
-    Cooling,
-    EconomicsFact,
-)
+CATALOG_MODELS: tuple[type[models.Model], ...] = tuple(CATALOG_TABLES.values())
 #: Seconds after which the copy is reloaded even when the generation query sees no change (module docstring).
 MAX_AGE_S = 60.0
 

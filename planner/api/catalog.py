@@ -21,22 +21,12 @@ from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.routers import DefaultRouter
 
-from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from catalog.tables import CATALOG_TABLES
 from catalog.validators import CATALOG_ID_RE
 from planner.api import schemas
 from planner.api.base import ApiViewMixin
 from planner.api.errors import NON_FIELD_PATH
 
-#: URL prefix (under /api/catalog/) -> catalog model.
-CATALOG_MODELS: dict[str, type[models.Model]] = {
-    "gpus": Gpu,
-    "cpus": Cpu,
-    "interconnects": Interconnect,
-    "switches": Switch,
-    "systems": System,
-    "cooling": Cooling,
-    "economics": EconomicsFact,
-}
 READ_ONLY_FIELDS = ("locally_edited", "updated_at")
 
 
@@ -143,5 +133,5 @@ def catalog_viewset(prefix: str, model: type[models.Model]) -> type[CatalogViewS
 
 
 router = DefaultRouter()
-for _prefix, _model in CATALOG_MODELS.items():
+for _prefix, _model in CATALOG_TABLES.items():
     router.register(_prefix, catalog_viewset(_prefix, _model), basename=f"api-catalog-{_prefix}")

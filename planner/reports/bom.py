@@ -9,14 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.models import Scenario, ScenarioResult
-
-
-def _get(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
+from planner.reports.formatting import dig
 
 
 def _row(item: str, detail: str, quantity: Any, unit_usd: Any, total_usd: Any, basis: str) -> dict[str, Any]:
@@ -40,9 +33,9 @@ def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str
     cluster = payload.get("cluster", {})
     gpu = cluster.get("gpu") if isinstance(cluster.get("gpu"), dict) else {}
     nodes, per_node = cluster.get("nodes"), cluster.get("gpus_per_node")
-    capex = _get(output, "cost", "capex_breakdown_usd") or {}
+    capex = dig(output, "cost", "capex_breakdown_usd") or {}
     rows: list[dict[str, Any]] = []
-    server_usd = _get(payload, "economics", "gpu_server_usd")
+    server_usd = dig(payload, "economics", "gpu_server_usd")
     planner_inputs = {a["name"]: a for a in result.input_assumptions}
     if scenario.server_price_usd is not None:
         server_basis = "your price"
@@ -116,6 +109,6 @@ def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str
         rows.append(_row("Storage", "shared storage, TB", storage_tb, None, capex.get("storage"), "engine"))
     if capex.get("facility"):
         cooling = scenario.cooling.name if scenario.cooling_id else "default cooling"
-        racks = _get(output, "power", "racks")
+        racks = dig(output, "power", "racks")
         rows.append(_row("Facility fit-out", f"{cooling}; racks", racks, None, capex["facility"], "engine"))
     return rows

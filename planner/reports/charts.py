@@ -11,6 +11,7 @@ import textwrap
 from typing import Any
 
 from planner.reports import formatting as f
+from planner.reports.formatting import dig
 
 PALETTE = ["#1f5fbf", "#0f8a6a", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#64748b"]
 CAPACITY_COLOR = "#b42318"
@@ -58,15 +59,6 @@ OPEX_PARTS = (
 )
 
 
-def _get(data: dict[str, Any], *keys: str) -> Any:
-    value: Any = data
-    for key in keys:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
-
-
 def _layout(title: str, x_title: str, y_title: str, **extra: Any) -> dict[str, Any]:
     layout: dict[str, Any] = {
         "title": {"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 16}},
@@ -90,10 +82,10 @@ def _chart(key: str, title: str, data: list[dict[str, Any]], layout: dict[str, A
 
 def memory_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     """Stacked memory per GPU by part against the GPU's capacity line."""
-    breakdown = _get(output, "memory", "breakdown_gib") or {
-        key: _get(output, "memory", f"{key}_gib") for key, _ in MEMORY_PARTS
+    breakdown = dig(output, "memory", "breakdown_gib") or {
+        key: dig(output, "memory", f"{key}_gib") for key, _ in MEMORY_PARTS
     }
-    capacity = _get(output, "memory", "capacity_gib")
+    capacity = dig(output, "memory", "capacity_gib")
     if not any(breakdown.get(key) for key, _ in MEMORY_PARTS):
         return None
     label = "Most loaded GPU"
@@ -109,8 +101,8 @@ def memory_chart(output: dict[str, Any]) -> dict[str, Any] | None:
         for i, (key, name) in enumerate(MEMORY_PARTS)
         if breakdown.get(key)
     ]
-    per_gpu = _get(output, "memory", "per_gpu_gib")
-    fits = _get(output, "memory", "fits")
+    per_gpu = dig(output, "memory", "per_gpu_gib")
+    fits = dig(output, "memory", "fits")
     verdict = "fits" if fits else "does not fit"
     title = f"Memory per GPU: {f.quantity(per_gpu, 'GiB')} of {f.quantity(capacity, 'GiB')} ({verdict})"
     layout = _layout(title, "", "GiB per GPU", barmode="stack")
@@ -145,11 +137,11 @@ def memory_chart(output: dict[str, Any]) -> dict[str, Any] | None:
 
 def step_time_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     """Horizontal bars: seconds per optimizer step by component."""
-    breakdown = _get(output, "time", "breakdown_s") or {}
+    breakdown = dig(output, "time", "breakdown_s") or {}
     parts = [(name, breakdown.get(key)) for key, name in STEP_PARTS if breakdown.get(key)]
     if not parts:
         return None
-    step_s = _get(output, "time", "step_s")
+    step_s = dig(output, "time", "step_s")
     title = f"Step time by component (one step: {f.quantity(step_s, 's')})"
     data = [
         {
@@ -169,11 +161,11 @@ def step_time_chart(output: dict[str, Any]) -> dict[str, Any] | None:
 
 def power_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     """Stacked bars: IT power by part, and facility power (IT plus cooling overhead through PUE)."""
-    breakdown = _get(output, "power", "breakdown_kw") or {}
+    breakdown = dig(output, "power", "breakdown_kw") or {}
     if not breakdown:
         return None
-    pue = _get(output, "power", "pue")
-    facility_kw = _get(output, "power", "facility_kw")
+    pue = dig(output, "power", "pue")
+    facility_kw = dig(output, "power", "facility_kw")
     columns = ["IT load", f"Facility (PUE {f.sig(pue)})"]
     data = []
     for i, (key, name) in enumerate(POWER_PARTS):
@@ -191,14 +183,14 @@ def power_chart(output: dict[str, Any]) -> dict[str, Any] | None:
                 "hovertemplate": f"{name}: %{{y:,.1f}} kW<extra></extra>",
             }
         )
-    title = f"Power draw: facility {f.power_kw(facility_kw)}, IT {f.power_kw(_get(output, 'power', 'it_kw'))}"
+    title = f"Power draw: facility {f.power_kw(facility_kw)}, IT {f.power_kw(dig(output, 'power', 'it_kw'))}"
     return _chart("power", title, data, _layout(title, "", "kW (average while running)", barmode="stack"))
 
 
 def tco_category_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     """Stacked bars: the one-off capex by category and the yearly opex by category."""
-    capex = _get(output, "cost", "capex_breakdown_usd") or {}
-    opex = _get(output, "cost", "opex_breakdown_usd_per_year") or {}
+    capex = dig(output, "cost", "capex_breakdown_usd") or {}
+    opex = dig(output, "cost", "opex_breakdown_usd_per_year") or {}
     if not capex and not opex:
         return None
     data = []
@@ -208,8 +200,8 @@ def tco_category_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     for i, (key, name) in enumerate(OPEX_PARTS):
         if opex.get(key):
             data.append(_money_bar(name, ["Opex (per year)"], [opex[key]], PALETTE[4 + i]))
-    tco = _get(output, "cost", "tco_usd")
-    years = _get(output, "cost", "yearly")
+    tco = dig(output, "cost", "tco_usd")
+    years = dig(output, "cost", "yearly")
     life = f" over {len(years)} years" if isinstance(years, list) and years else ""
     title = f"Cost by category: TCO {f.usd_compact(tco)}{life}"
     return _chart("tco_category", title, data, _layout(title, "", "USD", barmode="stack"))
@@ -228,7 +220,7 @@ def _money_bar(name: str, x: list[Any], y: list[Any], color: str) -> dict[str, A
 
 def tco_year_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     """Stacked capex and opex per year with the cumulative cost as a line."""
-    yearly = _get(output, "cost", "yearly") or []
+    yearly = dig(output, "cost", "yearly") or []
     if not yearly:
         return None
     years = [row.get("year") for row in yearly]
@@ -253,7 +245,7 @@ def tco_year_chart(output: dict[str, Any]) -> dict[str, Any] | None:
 
 def own_vs_rent_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     """Cumulative cost of owning against renting the same GPU-hours, with the break-even month marked."""
-    monthly = _get(output, "cost", "monthly_own_vs_rent") or {}
+    monthly = dig(output, "cost", "monthly_own_vs_rent") or {}
     months = monthly.get("month") or []
     if not months:
         return None
@@ -277,7 +269,7 @@ def own_vs_rent_chart(output: dict[str, Any]) -> dict[str, Any] | None:
             "hovertemplate": "Month %{x}: rent $%{y:,.0f}<extra></extra>",
         },
     ]
-    breakeven = _get(output, "cost", "breakeven_month")
+    breakeven = dig(output, "cost", "breakeven_month")
     if breakeven is None:
         title = "Own against rent: renting stays cheaper over the life"
     else:
@@ -349,10 +341,10 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
     """Grouped charts for 2-4 scenarios: time with its range, memory against capacity, power, cost by category."""
     charts: list[dict[str, Any]] = []
     names = [axis_label(name) for name in names]
-    days = [_get(o, "time", "days") or _get(o, "job", "days") for o in outputs]
+    days = [dig(o, "time", "days") or dig(o, "job", "days") for o in outputs]
     if any(d is not None for d in days):
-        low = [_get(o, "time", "days_low") for o in outputs]
-        high = [_get(o, "time", "days_high") for o in outputs]
+        low = [dig(o, "time", "days_low") for o in outputs]
+        high = [dig(o, "time", "days_high") for o in outputs]
         bar: dict[str, Any] = {
             "type": "bar",
             "x": names,
@@ -370,7 +362,7 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
             }
         title = "Time to finish (bars: estimate; whiskers: low–high range)"
         charts.append(_chart("cmp_days", title, [bar], _layout(title, "", "Days", showlegend=False)))
-    need = [_get(o, "memory", "per_gpu_gib") for o in outputs]
+    need = [dig(o, "memory", "per_gpu_gib") for o in outputs]
     if any(n is not None for n in need):
         title = "Memory per GPU against capacity"
         data = [
@@ -379,7 +371,7 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
                 "type": "bar",
                 "name": "GPU capacity",
                 "x": names,
-                "y": [_get(o, "memory", "capacity_gib") for o in outputs],
+                "y": [dig(o, "memory", "capacity_gib") for o in outputs],
                 "marker": {"color": "#cbd5e1"},
             },
         ]
@@ -390,19 +382,19 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
             "type": "bar",
             "name": "IT",
             "x": names,
-            "y": [_get(o, "power", "it_kw") for o in outputs],
+            "y": [dig(o, "power", "it_kw") for o in outputs],
             "marker": {"color": PALETTE[0]},
         },
         {
             "type": "bar",
             "name": "Facility (IT × PUE)",
             "x": names,
-            "y": [_get(o, "power", "facility_kw") for o in outputs],
+            "y": [dig(o, "power", "facility_kw") for o in outputs],
             "marker": {"color": PALETTE[2]},
         },
     ]
     charts.append(_chart("cmp_power", title, data, _layout(title, "", "kW", barmode="group")))
-    capex = [(_get(o, "cost", "capex_breakdown_usd") or {}) for o in outputs]
+    capex = [(dig(o, "cost", "capex_breakdown_usd") or {}) for o in outputs]
     if any(capex):
         title = "Capex by category"
         data = [
@@ -411,7 +403,7 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
             if any(c.get(key) for c in capex)
         ]
         charts.append(_chart("cmp_capex", title, data, _layout(title, "", "USD", barmode="stack")))
-    tco = [_get(o, "cost", "tco_usd") for o in outputs]
+    tco = [dig(o, "cost", "tco_usd") for o in outputs]
     if any(t is not None for t in tco):
         title = "Total cost of ownership"
         data = [_money_bar("TCO", names, tco, PALETTE[3])]

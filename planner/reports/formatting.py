@@ -13,6 +13,15 @@ MISSING = "—"
 NBSP = "\u00a0"
 
 
+def dig(data: Any, *keys: str) -> Any:
+    """data[k1][k2]... through nested dicts, or None where a level is missing or not a dict."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 

@@ -22,6 +22,7 @@ from planner.models import Scenario, ScenarioResult
 from planner.reports import charts as chart_specs
 from planner.reports import columns as cols
 from planner.reports import formatting as f
+from planner.reports.formatting import dig
 from planner.reports.procurement import bom_total_usd, procurement_bom
 from planner.reports.sensitivity import sensitivity_table
 from planner.reports.svg_charts import charts_svg
@@ -73,14 +74,6 @@ def _with_images(charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {**chart, "data_uri": "data:image/svg+xml;base64," + base64.b64encode(chart["svg"].encode()).decode()}
         for chart in charts_svg(charts)
     ]
-
-
-def _get(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
 
 
 def _parts(values: dict[str, Any] | None, labels: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
@@ -181,7 +174,7 @@ def scenario_document(
         return context
     output, kind = result.output, result.output.get("kind") or scenario.workload_kind
     bom = procurement_bom(result=result, scenario=scenario)
-    days, years = _get(output, "time", "days"), _get(result.input_payload, "economics", "years")
+    days, years = dig(output, "time", "days"), dig(result.input_payload, "economics", "years")
     context.update(
         outlasts_life=bool(days and years and days * DAY > years * YEAR),
         output=output,
@@ -191,11 +184,11 @@ def scenario_document(
         inputs=(inputs := _inputs(result)),
         key_inputs=[(c, t) for _, rows in inputs for c, t in rows if c.key in KEY_INPUT_KEYS],
         assumptions=_assumptions(result),
-        memory_parts=_parts(_get(output, "memory", "breakdown_gib"), chart_specs.MEMORY_PARTS),
-        step_parts=_parts(_get(output, "time", "breakdown_s"), chart_specs.STEP_PARTS),
-        power_parts=_parts(_get(output, "power", "breakdown_kw"), chart_specs.POWER_PARTS),
-        capex_parts=_parts(_get(output, "cost", "capex_breakdown_usd"), chart_specs.CAPEX_PARTS),
-        opex_parts=_parts(_get(output, "cost", "opex_breakdown_usd_per_year"), chart_specs.OPEX_PARTS),
+        memory_parts=_parts(dig(output, "memory", "breakdown_gib"), chart_specs.MEMORY_PARTS),
+        step_parts=_parts(dig(output, "time", "breakdown_s"), chart_specs.STEP_PARTS),
+        power_parts=_parts(dig(output, "power", "breakdown_kw"), chart_specs.POWER_PARTS),
+        capex_parts=_parts(dig(output, "cost", "capex_breakdown_usd"), chart_specs.CAPEX_PARTS),
+        opex_parts=_parts(dig(output, "cost", "opex_breakdown_usd_per_year"), chart_specs.OPEX_PARTS),
         bom=bom,
         bom_total_usd=bom_total_usd(bom),
         bom_columns=cols.PROCUREMENT_BOM_COLUMNS,

@@ -17,6 +17,7 @@ from planner import adapters
 from planner.models import FacilityKind, Scenario, ScenarioResult
 from planner.reports import formatting as f
 from planner.reports.bom import hardware_bom
+from planner.reports.formatting import dig
 
 #: Item names of `hardware_bom` rows this module replaces or enriches.
 SERVERS_ROW = "Servers"
@@ -33,14 +34,6 @@ NETWORK_PRICE_KEYS = (
 )
 SWITCH_PRICE_KEY = "network.switch_usd"
 IN_SERVER_PRICE = "in the server price"
-
-
-def _get(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
 
 
 def _line(
@@ -71,7 +64,7 @@ def _line(
 
 
 def _assumption(output: dict[str, Any], key: str) -> dict[str, Any]:
-    value = _get(output, "assumptions", key)
+    value = dig(output, "assumptions", key)
     return value if isinstance(value, dict) else {}
 
 
@@ -220,14 +213,14 @@ def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[dict[str
     """Racks, then cooling and power: the fit-out when the facility is owned, the colocation rate when rented."""
     output = result.output
     power = output.get("power") or {}
-    capex = _get(output, "cost", "capex_breakdown_usd") or {}
-    opex = _get(output, "cost", "opex_breakdown_usd_per_year") or {}
-    colocation_rate = _get(result.input_payload, "economics", "colocation_usd_per_kw_month")
+    capex = dig(output, "cost", "capex_breakdown_usd") or {}
+    opex = dig(output, "cost", "opex_breakdown_usd_per_year") or {}
+    colocation_rate = dig(result.input_payload, "economics", "colocation_usd_per_kw_month")
     rented = colocation_rate is not None
     cooling_label = (
         scenario.cooling.name
         if scenario.cooling_id
-        else str(_get(output, "assumptions", "power.cooling", "value") or "default")
+        else str(dig(output, "assumptions", "power.cooling", "value") or "default")
     )
     lines = []
     if power.get("racks") is not None:
@@ -258,7 +251,7 @@ def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[dict[str
                 basis=entry.get("label", "colocation rate")
                 if scenario.facility == FacilityKind.COLOCATION
                 else "",
-                price_date=str(_get(entry, "values", "period") or ""),
+                price_date=str(dig(entry, "values", "period") or ""),
                 source="; ".join(entry.get("sources") or []),
             )
         )

@@ -22,6 +22,7 @@ from planner.engine.api import estimate
 from planner.engine.errors import SpecError
 from planner.engine.parse import MAX_EFFICIENCY_SCALE
 from planner.reports import formatting as f
+from planner.reports.formatting import dig
 
 #: The move of each driver: ±20 % of its baseline value (issue #6).
 STEP_FRACTION = 0.2
@@ -65,16 +66,8 @@ class SensitivityTable:
         return [self.baseline.as_dict(), *(row.as_dict() for row in self.rows)]
 
 
-def _get(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
-
-
 def _days(output: dict[str, Any]) -> float | None:
-    return _get(output, "time", "days") or _get(output, "job", "days")
+    return dig(output, "time", "days") or dig(output, "job", "days")
 
 
 def _relative(value: float | None, base: float | None) -> float | None:
@@ -111,11 +104,11 @@ def _set_efficiency_scale(payload: dict[str, Any], value: float) -> None:
 
 def _read_efficiency_scale(payload: dict[str, Any], output: dict[str, Any]) -> float | None:
     """The efficiency scale of a training run (input, else the engine's assumed default); None otherwise."""
-    if _get(output, "time", "mfu") is None:
+    if dig(output, "time", "mfu") is None:
         return None
     return (
-        _get(payload, "workload", "efficiency_scale")
-        or _get(output, "assumptions", "workload.efficiency_scale", "value")
+        dig(payload, "workload", "efficiency_scale")
+        or dig(output, "assumptions", "workload.efficiency_scale", "value")
         or DEFAULT_EFFICIENCY_SCALE
     )
 
@@ -135,27 +128,27 @@ MFU_DRIVER = _Driver(
     _read_efficiency_scale,
     _set_efficiency_scale,
     high=MAX_EFFICIENCY_SCALE,
-    describe=lambda scale, out: f"{f.percent(_get(out, 'time', 'mfu'))} (efficiency × {f.sig(scale)})",
+    describe=lambda scale, out: f"{f.percent(dig(out, 'time', 'mfu'))} (efficiency × {f.sig(scale)})",
 )
 DRIVERS: tuple[_Driver, ...] = (
     MFU_DRIVER,
     _Driver(
         "Electricity price",
         "USD/kWh",
-        lambda p, o: _get(p, "economics", "electricity_usd_per_kwh"),
+        lambda p, o: dig(p, "economics", "electricity_usd_per_kwh"),
         _set_economics("electricity_usd_per_kwh"),
     ),
     _Driver(
         "Utilisation",
         "",
         lambda p, o: (
-            _get(p, "economics", "utilization") or _get(o, "assumptions", "economics.utilization", "value")
+            dig(p, "economics", "utilization") or dig(o, "assumptions", "economics.utilization", "value")
         ),
         _set_economics("utilization"),
         high=UTILIZATION_MAX,
         fmt=f.percent,
     ),
-    _Driver("PUE", "", lambda p, o: _get(o, "power", "pue"), _set_pue, low=PUE_MIN),
+    _Driver("PUE", "", lambda p, o: dig(o, "power", "pue"), _set_pue, low=PUE_MIN),
 )
 
 
@@ -176,8 +169,8 @@ def _row_from(
     note: str = "",
 ) -> SensitivityRow:
     days = _days(output)
-    tco = _get(output, "cost", "tco_usd")
-    run = _get(output, "cost", "run_cost_usd")
+    tco = dig(output, "cost", "tco_usd")
+    run = dig(output, "cost", "run_cost_usd")
     return SensitivityRow(
         factor=factor,
         change=change,
@@ -220,7 +213,7 @@ def _driver_rows(
 
 def _mfu_rows(base_out: dict[str, Any], base: SensitivityRow) -> list[SensitivityRow]:
     """MFU × (1 ± s): the run takes 1/(1 ± s) as long; the TCO over the life is unchanged."""
-    mfu = _get(base_out, "time", "mfu")
+    mfu = dig(base_out, "time", "mfu")
     if mfu is None or base.days is None:
         return []
     rows = []
@@ -255,7 +248,7 @@ def sensitivity_table(*, payload: dict[str, Any], output: dict[str, Any]) -> Sen
             base, [], [f"The stored inputs no longer run on today's engine: {error}"], False
         )
     base = _row_from("Baseline", 0.0, "as planned", base_out, None)
-    matches = base.days == _days(output) and base.tco_usd == _get(output, "cost", "tco_usd")
+    matches = base.days == _days(output) and base.tco_usd == dig(output, "cost", "tco_usd")
     rows: list[SensitivityRow] = []
     for driver in DRIVERS:
         rows.extend(_driver_rows(driver, payload, base, base_out))
@@ -272,7 +265,7 @@ def sensitivity_table(*, payload: dict[str, Any], output: dict[str, Any]) -> Sen
     if not matches:
         notes.append(
             f"Today's engine gives {f.days(base.days)} and a TCO of {f.usd(base.tco_usd)} for the stored inputs "
-            f"(stored result: {f.days(_days(output))}, {f.usd(_get(output, 'cost', 'tco_usd'))}); "
+            f"(stored result: {f.days(_days(output))}, {f.usd(dig(output, 'cost', 'tco_usd'))}); "
             "the changes are measured from today's figures."
         )
     notes += [f"{row.factor} {'+' if row.change > 0 else '−'}20 %: {row.note}" for row in rows if row.note]

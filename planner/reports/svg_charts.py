@@ -17,6 +17,8 @@ from typing import Any
 
 import matplotlib
 
+from planner.reports.formatting import dig
+
 matplotlib.use("Agg")
 
 from matplotlib.axes import Axes  # noqa: E402
@@ -63,14 +65,6 @@ _RGBA = re.compile(r"rgba?\((\d+),(\d+),(\d+)(?:,([\d.]+))?\)")
 def _plain(text: Any) -> str:
     """Plotly label text -> plain text for matplotlib ("<br>" becomes a line break, "$" is not math)."""
     return _TAG.sub("", _BREAK.sub("\n", str(text or ""))).replace("$", r"\$")
-
-
-def _get(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
 
 
 def _is_number(value: Any) -> bool:
@@ -152,7 +146,7 @@ def _bars(ax: Axes, traces: list[dict[str, Any]], layout: dict[str, Any]) -> tup
         offset = 0.0 if stacked else (index - (groups - 1) / 2) * width
         where = [p + offset for p in positions]
         base = [stack_base.get(p, 0.0) for p in positions] if stacked else [0.0] * len(positions)
-        color = _get(trace, "marker", "color")
+        color = dig(trace, "marker", "color")
         error = _error(trace, values)
         common = {
             "color": color,
@@ -201,7 +195,7 @@ def _scatters(ax: Axes, traces: list[dict[str, Any]], categories: _Categories, h
         marker = trace.get("marker") or {}
         color = _color(line.get("color")) or _color(marker.get("color"))
         face = _color(marker.get("color")) or color
-        edge = _color(_get(marker, "line", "color")) or face
+        edge = _color(dig(marker, "line", "color")) or face
         ax.plot(
             x_pos,
             ys,
@@ -252,14 +246,14 @@ def _annotations(ax: Axes, layout: dict[str, Any]) -> None:
             transform=transform,
             ha={"left": "left", "right": "right"}.get(note.get("xanchor", ""), "center"),
             va={"top": "top", "bottom": "bottom"}.get(note.get("yanchor", ""), "center"),
-            color=_get(note, "font", "color") or TEXT_COLOR,
+            color=dig(note, "font", "color") or TEXT_COLOR,
             fontsize=FONT_SIZE_PT - 0.5,
         )
 
 
 def _axes_style(ax: Axes, layout: dict[str, Any], categories: _Categories, horizontal: bool) -> None:
-    x_title = _plain(_get(layout, "xaxis", "title", "text"))
-    y_title = _plain(_get(layout, "yaxis", "title", "text"))
+    x_title = _plain(dig(layout, "xaxis", "title", "text"))
+    y_title = _plain(dig(layout, "yaxis", "title", "text"))
     ax.set_xlabel(x_title)
     ax.set_ylabel(y_title)
     value_axis, value_title = (ax.xaxis, x_title) if horizontal else (ax.yaxis, y_title)
@@ -274,9 +268,9 @@ def _axes_style(ax: Axes, layout: dict[str, Any], categories: _Categories, horiz
             ax.set_yticks(list(ticks), [_plain(c) for c in categories.labels])
         else:
             ax.set_xticks(list(ticks), [_plain(c) for c in categories.labels])
-    elif _get(layout, "xaxis", "dtick") == 1:
+    elif dig(layout, "xaxis", "dtick") == 1:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    y_range = _get(layout, "yaxis", "range")
+    y_range = dig(layout, "yaxis", "range")
     if y_range and not horizontal:
         ax.set_ylim(float(y_range[0]), float(y_range[1]))
     elif not horizontal:
@@ -291,7 +285,7 @@ def _legend_columns(labels: list[str], width_mm: float) -> int:
 
 def chart_height_mm(chart: dict[str, Any]) -> float:
     """Horizontal bar charts grow with their number of bars; the rest share one height."""
-    traces = _get(chart, "figure", "data") or []
+    traces = dig(chart, "figure", "data") or []
     if any(t.get("orientation") == "h" for t in traces):
         bars = max(len(t.get("y") or []) for t in traces)
         return HBAR_BASE_MM + HBAR_MM_PER_BAR * bars

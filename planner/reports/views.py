@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from catalog.tables import CATALOG_TABLES
 from planner import selectors
 from planner.forms import CompareForm
 from planner.reports import columns as cols
@@ -19,16 +19,6 @@ from planner.reports.procurement import procurement_bom
 from planner.reports.selectors import report_get
 from planner.reports.sensitivity import sensitivity_table
 
-#: Catalog tables a signed-in user may download (URL name -> model).
-CATALOG_TABLES: dict[str, type] = {
-    "gpus": Gpu,
-    "cpus": Cpu,
-    "interconnects": Interconnect,
-    "switches": Switch,
-    "systems": System,
-    "cooling": Cooling,
-    "economics": EconomicsFact,
-}
 #: Seconds between reloads of the "preparing…" page.
 PREPARING_REFRESH_S = 2
 

@@ -19,7 +19,7 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from planner.api.catalog import CATALOG_MODELS
+from catalog.tables import CATALOG_TABLES
 from tests.api.conftest import make_gpu
 from tests.planner.conftest import load_catalog
 
@@ -46,7 +46,7 @@ EXAMPLES_PER_OPERATION = 25
 #: The estimate endpoint has the richest input; it gets more.
 EXAMPLES_FOR_ESTIMATE = 50
 FUZZ_CHECKS = [not_a_server_error, response_schema_conformance]
-CATALOG_ENDPOINTS = list(CATALOG_MODELS)
+CATALOG_ENDPOINTS = list(CATALOG_TABLES)
 
 
 def test_the_schema_is_valid_openapi_3_and_public(anon_api):

@@ -8,20 +8,13 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.loader import SEED_DIR
-from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from catalog.models import Cooling, Cpu, Gpu, Switch, System
+from catalog.tables import CATALOG_TABLES
 from tests.catalog.conftest import run_load_catalog
 
 from .test_seed import EXPECTED_ROWS
 
-MODELS = {
-    "gpus": Gpu,
-    "cpus": Cpu,
-    "interconnects": Interconnect,
-    "switches": Switch,
-    "systems": System,
-    "cooling": Cooling,
-    "economics": EconomicsFact,
-}
+MODELS = CATALOG_TABLES
 
 
 def counts(output: str) -> dict[str, tuple[int, int, int, int]]:

@@ -1,0 +1,17 @@
+"""The catalog's tables by their URL name (the API's /api/catalog/<name>/, CSV downloads, the catalog copy)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+
+CATALOG_TABLES: dict[str, type[models.Model]] = {
+    "gpus": Gpu,
+    "cpus": Cpu,
+    "interconnects": Interconnect,
+    "switches": Switch,
+    "systems": System,
+    "cooling": Cooling,
+    "economics": EconomicsFact,
+}
