@@ -18,7 +18,8 @@ and Narayanan et al. 2021 §3):
     t_microbatch = layers_on_stage · t_layer (+ output layer and loss on the last stage)
     t_layer = GEMMs (forward, 2× for backward, + recompute) at the efficiency of efficiency.py
             + attention core (batched GEMMs, or FlashAttention v2 or v1: causal half, backward 2.5× forward)
-            + element-wise kernels at HBM bandwidth (norms, residual/dropout, activation, softmax)
+            + element-wise kernels at HBM bandwidth (norms, residual/dropout, activation, softmax, and the
+              rotary position embedding of Q and K)
             + tensor-parallel collectives (Korthikanti et al. 2022 §4.2.2: with sequence parallelism 2
               all-gathers + 2 reduce-scatters forward, the same plus 2 re-gathers backward; without, 2
               all-reduces each way), expert all-to-all (dispatch + combine), context-parallel KV exchange
@@ -56,6 +57,10 @@ BACKWARD_GEMM_FACTOR = 2.0
 #: Backward element-wise traffic ≈ 2 × forward (reads the saved input and the output gradient, writes the
 #: input gradient; Korthikanti et al. 2022 §4 counts the same tensors).
 BACKWARD_ELEMENTWISE_FACTOR = 2.0
+#: Backward of rotary position embedding = the inverse rotation of the output gradient: one read and one write,
+#: the same traffic as the forward (Megatron-Core fused RoPE kernels, core.fusions.fused_mla_yarn_rope_apply:
+#: forward "reads ... writes back", backward "inverse RoPE inplace": read, write).
+ROPE_BACKWARD_FACTOR = 1.0
 #: Causal FlashAttention skips the masked upper triangle: half the score FLOPs are executed
 #: (FlashAttention-2, arXiv:2307.08691 §3.1.1).
 CAUSAL_EXECUTED_FRACTION = 0.5
@@ -131,6 +136,16 @@ def _elementwise_forward_bytes_per_token(sh: ModelShape, lay: Layout, num: Numer
     return norms_residual + act, scores
 
 
+def _rope_forward_bytes_per_token(sh: ModelShape, lay: Layout, num: Numerics) -> Any:
+    """HBM bytes per token of rotary position embedding, forward: read and write every rotated Q and K value.
+
+    RoPE (Su et al. 2021, RoFormer arXiv:2104.09864 §3.4.2 eq. 34) is an element-wise product with cos and sin
+    of each position: memory-bound. A fused kernel (Megatron-Core `apply_rope_fusion`, Transformer Engine) reads
+    each value once and writes it once; the cos/sin table is shared by the batch and heads (not counted). Q and K
+    come out of the column-parallel QKV projection, so each TP rank rotates 1/t of them."""
+    return 2.0 * num.activation_bytes * sh.rotary_width / lay.tp
+
+
 def _hbm_s(size_bytes: Any, hw: Hardware) -> Any:
     return size_bytes / (hw.hbm_bandwidth_bytes_per_s * efficiency.HBM_EFFICIENCY)
 
@@ -195,11 +210,13 @@ def _layer_times(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> di
     layer_bytes, score_bytes = _elementwise_forward_bytes_per_token(sh, lay, num)
     ew_fwd = _hbm_s(tokens * layer_bytes, hw)
     score_fwd = _hbm_s(tokens * score_bytes, hw)
+    rope_fwd = _hbm_s(tokens * _rope_forward_bytes_per_token(sh, lay, num), hw)
     compute = (1.0 + BACKWARD_GEMM_FACTOR) * gemm_fwd + core_fwd + core_bwd
     compute = compute + (1.0 + BACKWARD_ELEMENTWISE_FACTOR) * (ew_fwd + score_fwd)
+    compute = compute + (1.0 + ROPE_BACKWARD_FACTOR) * rope_fwd
     recompute = np.where(
         lay.recompute == FULL,
-        gemm_fwd + core_fwd + ew_fwd + score_fwd,
+        gemm_fwd + core_fwd + ew_fwd + score_fwd + rope_fwd,
         np.where(lay.recompute == SELECTIVE, core_fwd + score_fwd, 0.0),
     )
     cp_raw = _cp_comm_per_layer_s(sh, lay, num, hw, tokens)
@@ -211,7 +228,8 @@ def _layer_times(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> di
         "cp_comm": np.maximum(cp_raw - (core_fwd + core_bwd), 0.0),  # overlapped with the attention core
         "backward": BACKWARD_GEMM_FACTOR * gemm_fwd
         + core_bwd
-        + BACKWARD_ELEMENTWISE_FACTOR * (ew_fwd + score_fwd),
+        + BACKWARD_ELEMENTWISE_FACTOR * (ew_fwd + score_fwd)
+        + ROPE_BACKWARD_FACTOR * rope_fwd,
     }
 
 

@@ -1,3 +1,3 @@
 """The engine's version, stored with every result so a page can say which model produced a number."""
 
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = "1.2.0"

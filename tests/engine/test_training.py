@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from planner.engine import efficiency
 from planner.engine.api import estimate
 from planner.engine.flops import model_flop_per_token
+from planner.engine.parse import parse
 from planner.engine.shape import shape_of
 from planner.engine.specs import ModelSpec
-from tests.engine.conftest import TRAIN
+from tests.engine.conftest import H100, TRAIN
 
 
 def _run(parallelism: dict[str, Any] | None = None, **cluster: Any) -> dict[str, Any]:
@@ -114,3 +116,37 @@ def test_run_costs_carry_the_time_range():
     cost = _run()["cost"]
     assert cost["run_cost_usd_low"] < cost["run_cost_usd"] < cost["run_cost_usd_high"]
     assert cost["tco_usd_low"] == cost["tco_usd"] == cost["tco_usd_high"]
+
+
+def _with_positions(position_embedding: str, recompute: str) -> dict[str, Any]:
+    payload = copy.deepcopy(TRAIN)
+    payload["workload"]["model"]["position_embedding"] = position_embedding
+    payload["workload"]["parallelism"]["recompute"] = recompute
+    return estimate(payload)["time"]["breakdown_s"]
+
+
+@pytest.mark.parametrize(("recompute", "passes"), [("selective", 2.0), ("full", 3.0)])
+def test_rotary_embedding_costs_one_read_and_write_of_q_and_k_per_pass(recompute: str, passes: float):
+    """RoPE (RoFormer arXiv:2104.09864 eq. 34) is element-wise: forward reads and writes every Q and K value,
+    backward the same for their gradients, full recompute repeats the forward. ALiBi has the same parameters."""
+    rotary, alibi = _with_positions("rotary", recompute), _with_positions("alibi", recompute)
+    model, par = TRAIN["workload"]["model"], TRAIN["workload"]["parallelism"]
+    head_dim = model["hidden"] / model["heads"]
+    rotated_per_token = (model["heads"] + model["kv_heads"]) * head_dim / par["tp"]
+    bytes_per_pass = model["seq_len"] * par["micro_batch"] * 2 * 2 * rotated_per_token  # bf16, read + write
+    hbm_bytes_per_s = H100["memory_bandwidth_tbs"] * 1e12 * efficiency.HBM_EFFICIENCY
+    microbatches = par["global_batch"] / par["dp"] / par["micro_batch"]
+    per_layer_s = bytes_per_pass / hbm_bytes_per_s
+    expected_s = microbatches * model["layers"] * per_layer_s
+    assert rotary["compute"] - alibi["compute"] == pytest.approx(2.0 * expected_s, rel=1e-9)
+    extra_recompute = rotary["recompute"] - alibi["recompute"]
+    assert extra_recompute == pytest.approx((passes - 2.0) * expected_s, rel=1e-9, abs=1e-12)
+
+
+def test_mla_rotates_only_its_decoupled_rope_dimensions():
+    """DeepSeek-V2 arXiv:2405.04434 §2.1.3: RoPE on d_rope per query head and on one shared key."""
+    payload = copy.deepcopy(TRAIN)
+    payload["workload"]["model"] = "deepseek-v3"
+    model = parse(payload).model
+    assert model is not None and model.mla is not None
+    assert shape_of(model).rotary_width == (model.heads + 1) * model.mla.qk_rope_head_dim == (128 + 1) * 64
