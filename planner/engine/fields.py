@@ -99,19 +99,10 @@ class Fields:
                 self.problem(key, f"must be a whole number (got {value})")
                 return None
             value = int(value)
-        checks = (
-            (minimum is not None and value < minimum, f"must be at least {_fmt(minimum)}"),
-            (maximum is not None and value > maximum, f"must be at most {_fmt(maximum)}"),
-            (
-                above is not None and value <= above,
-                "must be greater than 0" if above == 0 else f"must be greater than {_fmt(above)}",
-            ),
-            (below is not None and value >= below, f"must be less than {_fmt(below)}"),
-        )
-        for failed, message in checks:
-            if failed:
-                self.problem(key, f"{message} (got {_fmt(value)})")
-                return None
+        message = _range_problem(value, minimum, maximum, above, below)
+        if message:
+            self.problem(key, f"{message} (got {_fmt(value)})")
+            return None
         return value
 
     def string(
@@ -169,6 +160,21 @@ class Fields:
                 self.problem(key, "is required")
             return None
         return Fields(self.obj[key], join(self.path, key), self.problems, allowed)
+
+
+def _range_problem(
+    value: float, minimum: float | None, maximum: float | None, above: float | None, below: float | None
+) -> str:
+    """The first bound `value` breaks, as a message ("" when it keeps them all); formatted only on failure."""
+    if minimum is not None and value < minimum:
+        return f"must be at least {_fmt(minimum)}"
+    if maximum is not None and value > maximum:
+        return f"must be at most {_fmt(maximum)}"
+    if above is not None and value <= above:
+        return "must be greater than 0" if above == 0 else f"must be greater than {_fmt(above)}"
+    if below is not None and value >= below:
+        return f"must be less than {_fmt(below)}"
+    return ""
 
 
 def _fmt(value: Any) -> str:

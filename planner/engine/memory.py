@@ -60,7 +60,7 @@ def _stage_param_counts(sh: ModelShape, lay: Layout, first: bool) -> tuple[Any, 
     """(non-expert layer params, routed-expert params, embedding/output params) held by one stage, unsharded."""
     n = layers_first_stage(sh, lay) if first else layers_last_stage(sh, lay)
     before = 0.0 if first else sh.layers - n  # layers on earlier stages
-    dense = np.clip(sh.dense_layers - before, 0.0, n)  # dense FFN layers come first (DeepSeek-V3)
+    dense = np.minimum(np.maximum(sh.dense_layers - before, 0.0), n)  # dense FFN layers first (DeepSeek-V3)
     moe = n - dense
     non_expert = (
         n * sh.attention_block_params

@@ -6,7 +6,6 @@ the count derived from the shape (model.py) lies within 2% of it.
 
 from __future__ import annotations
 
-from copy import deepcopy
 from typing import Any
 
 _GPT = {
@@ -406,8 +405,9 @@ def preset_names() -> list[str]:
 
 
 def preset_model(name: str) -> dict[str, Any]:
-    """A copy of a preset's contract `model` dict (KeyError for an unknown name)."""
-    return deepcopy(PRESETS[name]["model"])
+    """A copy of a preset's contract `model` dict (KeyError for an unknown name). Preset values are scalars or
+    flat dicts of scalars (moe, mla), so copying two levels is a full copy (a test checks the shape)."""
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in PRESETS[name]["model"].items()}
 
 
 def presets() -> dict[str, dict[str, Any]]:

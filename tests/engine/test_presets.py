@@ -4,7 +4,7 @@ import pytest
 
 from planner.engine.api import estimate, presets
 from planner.engine.parse_model import MODEL_KEYS
-from planner.engine.presets import PRESETS
+from planner.engine.presets import PRESETS, preset_model, preset_names
 from tests.engine.conftest import TRAIN
 
 PUBLISHED_TOLERANCE = 0.02
@@ -80,3 +80,19 @@ def test_a_preset_entry_from_the_api_can_be_sent_back_as_the_model():
         },
     }
     assert estimate(payload)["model"]["params_b"] == pytest.approx(6.738, rel=1e-3)
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_preset_model_returns_a_copy_the_caller_may_change(name):
+    """Preset values are scalars or flat dicts of scalars, which is what preset_model's two-level copy needs."""
+    for value in PRESETS[name]["model"].values():
+        nested = value.values() if isinstance(value, dict) else ()
+        assert isinstance(value, bool | int | float | str | dict)
+        assert all(isinstance(inner, bool | int | float | str) for inner in nested)
+    copy = preset_model(name)
+    for key, value in copy.items():
+        if isinstance(value, dict):
+            value["changed"] = True
+        copy[key] = "changed"
+    assert all(v != "changed" for v in PRESETS[name]["model"].values())
+    assert all("changed" not in v for v in PRESETS[name]["model"].values() if isinstance(v, dict))
