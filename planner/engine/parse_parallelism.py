@@ -125,7 +125,7 @@ def parse_parallelism(
     values = _degrees(p, searching=False)
     global_batch = p.number("global_batch", required=True, integer=True, minimum=1)
     flags = _switches(p)
-    if any(values[k] is None and p.has(k) for k in values) or global_batch is None or flags is None:
+    if any(values[k] is None and p.has(k) for k in values) or flags is None:
         return None
     tp = values["tp"] or 1
     pp = values["pp"] or 1
@@ -163,7 +163,7 @@ def parse_parallelism(
         path=path,
         problems=problems,
     )
-    if len(problems) > problems_before:
+    if len(problems) > problems_before or global_batch is None:
         return None
     if values["dp"] is None:
         assume(assumptions, "workload.parallelism.dp", dp, "", "derived: gpus / (tp·pp·cp)")
@@ -204,14 +204,15 @@ def layout_problems(
     ep: int,
     v: int,
     mb: int,
-    global_batch: int,
+    global_batch: int | None,
     gpus: int | None,
     model: ModelSpec | None,
     path: str,
     problems: list[Problem],
 ) -> int:
     """Cross-field rules of a training layout; returns dp (derived when None). Problems name the field to change.
-    `gpus=None` (the cluster itself is invalid) skips the rules that need the GPU count."""
+    `gpus=None` (the cluster itself is invalid) skips the rules that need the GPU count, `global_batch=None` (missing
+    or invalid, already reported) the batch rule."""
 
     def bad(key: str, message: str) -> None:
         problems.append(Problem(f"{path}.{key}", message))
@@ -250,6 +251,6 @@ def layout_problems(
             bad("ep", f"must divide the experts (got ep {ep} for {model.moe.experts} experts)")
         if ep > 1 and (dp * cp) % ep:
             bad("ep", f"must divide dp·cp = {dp * cp} (expert parallelism is carved from data parallelism)")
-    if global_batch % (mb * dp):
+    if global_batch is not None and global_batch % (mb * dp):
         bad("global_batch", f"must be a multiple of micro_batch·dp = {mb * dp} (got {global_batch})")
     return dp

@@ -95,6 +95,15 @@ def test_every_problem_is_reported_at_once_with_its_path():
     assert "did you mean 'bf16'" in problems["workload.precision"][0]
 
 
+def test_a_missing_global_batch_does_not_hide_the_layout_rules():
+    payload = copy.deepcopy(TRAIN)
+    del payload["workload"]["parallelism"]["global_batch"]
+    payload["workload"]["parallelism"].update({"tp": 3, "dp": None})
+    problems = _problems(payload)
+    assert problems["workload.parallelism.global_batch"] == ["is required"]
+    assert "must divide gpus (got 3 for 32 GPUs)" in problems["workload.parallelism.tp"]
+
+
 @pytest.mark.parametrize(
     ("parallelism", "path", "text"),
     [
