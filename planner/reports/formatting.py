@@ -106,6 +106,19 @@ def yes_no(value: Any) -> str:
     return "yes" if value else "no"
 
 
+def assumption_value(value: Any) -> str:
+    """An assumption's value: numbers to four significant digits without trailing zeros, ranges as low–high,
+    switches as yes/no, text as is (the HTML results page and the PDF both use it)."""
+    if isinstance(value, bool):
+        return yes_no(value)
+    if isinstance(value, int | float):
+        digits = sig(value, 4)
+        return digits.rstrip("0").rstrip(".") if "." in digits else digits
+    if isinstance(value, list | tuple):
+        return "–".join(assumption_value(v) for v in value)
+    return text(value)
+
+
 def text(value: Any) -> str:
     if value is None or value == "":
         return MISSING

@@ -113,24 +113,12 @@ def _inputs(result: ScenarioResult) -> list[tuple[str, list[tuple[cols.Column, s
     return list(groups.items())
 
 
-def _value_text(value: Any) -> str:
-    """An assumption's value for print: numbers to four significant digits, ranges as low–high, text as is."""
-    if isinstance(value, bool):
-        return f.yes_no(value)
-    if isinstance(value, int | float):
-        text = f.sig(value, 4)
-        return text.rstrip("0").rstrip(".") if "." in text else text
-    if isinstance(value, list | tuple):
-        return "–".join(_value_text(v) for v in value)
-    return f.text(value)
-
-
 def _assumptions(result: ScenarioResult) -> list[dict[str, str]]:
     """Prices the planner filled in, then every engine default, each with its unit and source."""
     rows = [
         {
             "name": a["name"],
-            "value": _value_text(a.get("value")),
+            "value": f.assumption_value(a.get("value")),
             "unit": a.get("unit", ""),
             "source": a.get("source", ""),
             "planner": True,
@@ -141,7 +129,7 @@ def _assumptions(result: ScenarioResult) -> list[dict[str, str]]:
         rows.append(
             {
                 "name": name,
-                "value": _value_text(a.get("value")),
+                "value": f.assumption_value(a.get("value")),
                 "unit": a.get("unit", ""),
                 "source": str(a.get("source", "")),
                 "planner": False,

@@ -30,6 +30,12 @@ def sig(value: Any, digits: int = 3) -> str:
 
 
 @register.filter
+def assumption_value(value: Any) -> str:
+    """{{ a.value|assumption_value }} -> 0.85, 0.93–1.24, rail_optimized, yes."""
+    return f.assumption_value(value)
+
+
+@register.filter
 def qty(value: Any, unit: str = "") -> str:
     """{{ x|qty:"GiB" }} -> 93.4 GiB (3 significant digits, thousands separated)."""
     return f.quantity(value, unit)

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from planner.engine import uncertainty
 from planner.models import Scenario, ScenarioResult, ShareLink
 from tests.planner.conftest import form_data, make_scenario
 
@@ -189,3 +190,15 @@ def test_results_page_links_catalog_rows_to_their_sources(client, alice, alice_s
     assert 'href="https://www.eia.gov' in html or "eia.gov" in html
     for section in ("hardware-bom", "network-bom", "assumptions", "catalog-values", "chart-data"):
         assert f'id="{section}"' in html
+
+
+def test_results_page_shows_every_assumption_value_text_and_ranges_included(client, alice, alice_scenario):
+    """Ranges read low–high and text assumptions show their text (not a dash), as in the PDF."""
+    client.force_login(alice)
+    html = client.get(alice_scenario.get_absolute_url()).content.decode()
+    section = html[html.index('id="assumptions"') :]
+    low, high = uncertainty.TIME_RATIO_LOW, uncertainty.TIME_RATIO_HIGH
+    assert f'<code>uncertainty.time_ratio_range</code></th><td class="num">{low:g}–{high:g}</td>' in section
+    topology = alice_scenario.latest_result.output["assumptions"]["network.topology"]["value"]
+    assert isinstance(topology, str) and f'<td class="num">{topology}</td>' in section
+    assert '<code>efficiency.hbm</code></th><td class="num">0.85</td>' in section
