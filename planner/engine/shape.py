@@ -26,7 +26,11 @@ class ModelShape:
     q_width: float  # Q values per token (heads · qk_head_dim)
     k_width: float  # K values per token stored for attention (kv_heads · head_dim; MLA: heads · qk_head_dim)
     v_width: float
-    rotary_width: float  # Q and K values per token that RoPE rotates (0 with learned or ALiBi positions)
+    # Values per token that RoPE rotates (0 with learned or ALiBi positions): all query heads, and the K heads
+    # (split across TP ranks like the KV heads) or, for MLA, one rope key shared by all heads (on every TP rank).
+    rotary_q_width: float
+    rotary_k_width: float
+    rotary_k_shared: bool
     ffn_width: float  # dense FFN hidden size
     expert_ffn_width: float
     gated_ffn: bool  # SwiGLU: three matrices and two activations stored
@@ -71,11 +75,12 @@ def shape_of(m: ModelSpec) -> ModelShape:
         v = float(m.mla.v_head_dim)
         q_width, k_width, v_width = m.heads * qk, m.heads * qk, m.heads * v
         # MLA rotates only the decoupled rope part: per query head, and one key shared by all heads (§2.1.3).
-        rotary_width = float((m.heads + 1) * m.mla.qk_rope_head_dim)
+        rotary_q, rotary_k = float(m.heads * m.mla.qk_rope_head_dim), float(m.mla.qk_rope_head_dim)
     else:
         qk = v = float(m.head_dim)
         q_width, k_width, v_width = m.heads * qk, m.kv_heads * qk, m.kv_heads * v
-        rotary_width = float(q_width + k_width) if m.position_embedding == "rotary" else 0.0
+        rotary = m.position_embedding == "rotary"
+        rotary_q, rotary_k = (float(q_width), float(k_width)) if rotary else (0.0, 0.0)
     attn_params = params.attention_params(m)
     attn_biases = 0.0
     if m.bias and m.mla is None:
@@ -110,7 +115,9 @@ def shape_of(m: ModelSpec) -> ModelShape:
         q_width=float(q_width),
         k_width=float(k_width),
         v_width=float(v_width),
-        rotary_width=rotary_width,
+        rotary_q_width=rotary_q,
+        rotary_k_width=rotary_k,
+        rotary_k_shared=m.mla is not None,
         ffn_width=float(m.ffn_hidden),
         expert_ffn_width=float(moe.expert_ffn_hidden if moe else 0),
         gated_ffn=m.ffn_type == "swiglu",

@@ -45,6 +45,7 @@ from planner.engine.flops import (
 from planner.engine.layout import FULL, SELECTIVE, Hardware, Layout, Numerics
 from planner.engine.memory import (
     MASK_BYTES,
+    kv_share,
     layers_first_stage,
     layers_last_stage,
     microbatches,
@@ -141,9 +142,11 @@ def _rope_forward_bytes_per_token(sh: ModelShape, lay: Layout, num: Numerics) ->
 
     RoPE (Su et al. 2021, RoFormer arXiv:2104.09864 §3.4.2 eq. 34) is an element-wise product with cos and sin
     of each position: memory-bound. A fused kernel (Megatron-Core `apply_rope_fusion`, Transformer Engine) reads
-    each value once and writes it once; the cos/sin table is shared by the batch and heads (not counted). Q and K
-    come out of the column-parallel QKV projection, so each TP rank rotates 1/t of them."""
-    return 2.0 * num.activation_bytes * sh.rotary_width / lay.tp
+    each value once and writes it once; the cos/sin table is shared by the batch and heads (not counted). Q comes
+    out of the column-parallel QKV projection, 1/t per TP rank; K as the KV heads are split (a head is never
+    split: kv_share), and MLA's one shared rope key is computed whole on every rank (DeepSeek-V2 §2.1.3)."""
+    k_share = 1.0 if sh.rotary_k_shared else kv_share(sh, lay.tp)
+    return 2.0 * num.activation_bytes * (sh.rotary_q_width / lay.tp + sh.rotary_k_width * k_share)
 
 
 def _hbm_s(size_bytes: Any, hw: Hardware) -> Any:

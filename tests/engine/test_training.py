@@ -118,24 +118,30 @@ def test_run_costs_carry_the_time_range():
     assert cost["tco_usd_low"] == cost["tco_usd"] == cost["tco_usd_high"]
 
 
-def _with_positions(position_embedding: str, recompute: str) -> dict[str, Any]:
+def _with_positions(position_embedding: str, recompute: str, tp: int) -> dict[str, Any]:
     payload = copy.deepcopy(TRAIN)
     payload["workload"]["model"]["position_embedding"] = position_embedding
-    payload["workload"]["parallelism"]["recompute"] = recompute
+    payload["workload"]["parallelism"].update({"recompute": recompute, "tp": tp, "dp": 32 // tp})
     return estimate(payload)["time"]["breakdown_s"]
 
 
-@pytest.mark.parametrize(("recompute", "passes"), [("selective", 2.0), ("full", 3.0)])
-def test_rotary_embedding_costs_one_read_and_write_of_q_and_k_per_pass(recompute: str, passes: float):
-    """RoPE (RoFormer arXiv:2104.09864 eq. 34) is element-wise: forward reads and writes every Q and K value,
-    backward the same for their gradients, full recompute repeats the forward. ALiBi has the same parameters."""
-    rotary, alibi = _with_positions("rotary", recompute), _with_positions("alibi", recompute)
+@pytest.mark.parametrize(
+    ("recompute", "passes", "tp", "k_heads_per_rank"),
+    [("selective", 2.0, 2, 4), ("full", 3.0, 2, 4), ("selective", 2.0, 16, 1)],
+)
+def test_rotary_embedding_costs_one_read_and_write_of_q_and_k_per_pass(
+    recompute, passes, tp, k_heads_per_rank
+):
+    """RoPE (RoFormer arXiv:2104.09864 eq. 34) is element-wise: forward reads and writes every Q and K value a
+    rank holds, backward the same for their gradients, full recompute repeats the forward. ALiBi has the same
+    parameters. With tp 16 > 8 KV heads each rank keeps (and rotates) one whole K head."""
+    rotary, alibi = _with_positions("rotary", recompute, tp), _with_positions("alibi", recompute, tp)
     model, par = TRAIN["workload"]["model"], TRAIN["workload"]["parallelism"]
     head_dim = model["hidden"] / model["heads"]
-    rotated_per_token = (model["heads"] + model["kv_heads"]) * head_dim / par["tp"]
+    rotated_per_token = (model["heads"] / tp + k_heads_per_rank) * head_dim
     bytes_per_pass = model["seq_len"] * par["micro_batch"] * 2 * 2 * rotated_per_token  # bf16, read + write
     hbm_bytes_per_s = H100["memory_bandwidth_tbs"] * 1e12 * efficiency.HBM_EFFICIENCY
-    microbatches = par["global_batch"] / par["dp"] / par["micro_batch"]
+    microbatches = par["global_batch"] / (32 // tp) / par["micro_batch"]
     per_layer_s = bytes_per_pass / hbm_bytes_per_s
     expected_s = microbatches * model["layers"] * per_layer_s
     assert rotary["compute"] - alibi["compute"] == pytest.approx(2.0 * expected_s, rel=1e-9)
@@ -149,4 +155,6 @@ def test_mla_rotates_only_its_decoupled_rope_dimensions():
     payload["workload"]["model"] = "deepseek-v3"
     model = parse(payload).model
     assert model is not None and model.mla is not None
-    assert shape_of(model).rotary_width == (model.heads + 1) * model.mla.qk_rope_head_dim == (128 + 1) * 64
+    shape = shape_of(model)
+    assert shape.rotary_q_width == model.heads * model.mla.qk_rope_head_dim == 128 * 64
+    assert shape.rotary_k_width == model.mla.qk_rope_head_dim == 64 and shape.rotary_k_shared
