@@ -56,7 +56,10 @@ def _merged(w: Fields, problems: list[Problem]) -> tuple[dict[str, Any] | None, 
                 problems.append(
                     Problem(f"{MODEL_PATH}.params_b", "a preset already has a shape; drop params_b")
                 )
-            merged.update(overrides)
+            for key, value in overrides.items():
+                # A nested override (moe, mla) changes only the keys it names.
+                both = isinstance(value, dict) and isinstance(merged.get(key), dict)
+                merged[key] = {**merged[key], **value} if both else value
         return merged, PRESETS[name]["label"]
     if not isinstance(raw, dict):
         problems.append(Problem(MODEL_PATH, "must be a preset name or an object"))

@@ -79,6 +79,14 @@ def test_a_preset_with_overrides_and_params_b_only():
     assert "workload.model.shape" in sc.assumptions
 
 
+def test_a_nested_preset_override_changes_only_the_keys_it_names():
+    mixtral = parse(_payload(model={"preset": "mixtral-8x7b", "moe": {"top_k": 1}})).model
+    assert mixtral is not None and mixtral.moe is not None
+    assert (mixtral.moe.top_k, mixtral.moe.experts) == (1, 8)
+    problems = _problems(_payload(model={"preset": "deepseek-v3", "mla": {"qk_rope_head_dim": -64}}))
+    assert list(problems) == ["workload.model.mla.qk_rope_head_dim"]
+
+
 def test_every_problem_is_reported_at_once_with_its_path():
     payload = copy.deepcopy(TRAIN)
     payload["cluster"]["nodes"] = 0
