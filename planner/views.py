@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from planner import selectors, services
+from planner.accuracy import accuracy_page
 from planner.engine.errors import SpecError
 from planner.forms import (
     FIELDSETS,
@@ -46,6 +47,12 @@ RESULT_TABLES = {
 
 def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"ok": True})
+
+
+@require_GET
+def engine_accuracy(request: HttpRequest) -> HttpResponse:
+    """Public: published figures and the engine's error on each (no user data)."""
+    return render(request, "planner/accuracy.html", {"page": accuracy_page()})
 
 
 @login_required

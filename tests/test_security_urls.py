@@ -29,6 +29,7 @@ PUBLIC = {
     "logout",
     "signup",
     "healthz",
+    "engine_accuracy",  # published figures and the engine's error on each: no user data
     "share_view",  # with a bad token: 404 (the test uses one), a good token is the owner's choice to share
     "api_schema",
     "api_docs",
@@ -165,7 +166,7 @@ def test_anonymous_visitors_see_nothing_but_public_pages(world):
 
 def test_public_pages_answer_anonymous_visitors(world):
     client = Client()
-    for name in ("login", "signup", "healthz", "api_schema", "api_docs", "admin:login"):
+    for name in ("login", "signup", "healthz", "engine_accuracy", "api_schema", "api_docs", "admin:login"):
         assert client.get(reverse(name)).status_code == 200, name
     assert client.get(reverse("share_view", args=["not-a-share-token"])).status_code == 404
 

@@ -227,56 +227,102 @@ def summary(cases: tuple[CaseResult, ...]) -> dict[str, Any]:
     }
 
 
-def print_table(out: TextIO) -> int:
-    """Print every case with its error; exit status 0 when all are within tolerance, 1 otherwise."""
+@dataclass(frozen=True)
+class AccuracyReport:
+    """Every shipped case and the figures `validate` prints (one computation for the command line and the web
+    page): errors over the time-like cases and over all cases, Korthikanti's median, the uncertainty band."""
+
+    cases: tuple[CaseResult, ...]
+    model_cases: int
+    model_median_error: float
+    model_worst_error: float
+    model_worst_case: str
+    outliers: tuple[CaseResult, ...]
+    with_outliers_median_error: float
+    with_outliers_worst_error: float
+    with_outliers_worst_case: str
+    korthikanti_median_error: float
+    median_error: float
+    worst_error: float
+    worst_case: str
+    ratio_low: float
+    ratio_high: float
+    band_low: float
+    band_high: float
+    all_within_tolerance: bool
+
+
+def accuracy_report() -> AccuracyReport:
     from planner.engine.uncertainty import HIGH_PERCENTILE, LOW_PERCENTILE, TIME_RATIO_HIGH, TIME_RATIO_LOW
 
     cases = run_cases() + formula_cases()
+    model_cases = tuple(c for c in cases if c.group in TIME_LIKE_GROUPS)
+    s, ms = summary(cases), summary(model_cases)
+    worst = max(model_cases, key=lambda c: abs(c.error))
+    return AccuracyReport(
+        cases=cases,
+        model_cases=len(model_cases),
+        model_median_error=ms["median_error"],
+        model_worst_error=ms["worst_error"],
+        model_worst_case=ms["worst_case"],
+        outliers=tuple(c for c in model_cases if c.known_outlier),
+        with_outliers_median_error=statistics.median(abs(c.error) for c in model_cases),
+        with_outliers_worst_error=abs(worst.error),
+        with_outliers_worst_case=worst.id,
+        korthikanti_median_error=s["korthikanti_median_error"],
+        median_error=s["median_error"],
+        worst_error=s["worst_error"],
+        worst_case=s["worst_case"],
+        ratio_low=time_ratio_percentile(run_cases(), LOW_PERCENTILE),
+        ratio_high=time_ratio_percentile(run_cases(), HIGH_PERCENTILE),
+        band_low=TIME_RATIO_LOW,
+        band_high=TIME_RATIO_HIGH,
+        all_within_tolerance=s["all_within_tolerance"],
+    )
+
+
+def print_table(out: TextIO) -> int:
+    """Print every case with its error; exit status 0 when all are within tolerance, 1 otherwise."""
+    from planner.engine.uncertainty import HIGH_PERCENTILE, LOW_PERCENTILE
+
+    r = accuracy_report()
     header = f"{'case':34} {'metric':24} {'published':>14} {'engine':>14} {'error':>8}  {'tol':>5}  ok"
     print(header, file=out)
     print("-" * len(header), file=out)
-    for c in cases:
+    for c in r.cases:
         flag = "yes" if c.ok else ("outlier" if c.known_outlier else "NO")
         print(
             f"{c.id:34} {c.metric:24} {c.published:14.6g} {c.engine:14.6g} {100 * c.error:+7.2f}%  "
             f"{100 * c.tolerance:4.0f}%  {flag}",
             file=out,
         )
-    s = summary(cases)
-    model_cases = [c for c in cases if c.group in TIME_LIKE_GROUPS]
-    ms = summary(tuple(model_cases))
-    low = time_ratio_percentile(run_cases(), LOW_PERCENTILE)
-    high = time_ratio_percentile(run_cases(), HIGH_PERCENTILE)
     print("-" * len(header), file=out)
     print(
-        f"time/throughput/run cases: {len(model_cases)}, median error {100 * ms['median_error']:.2f}%, "
-        f"worst {100 * ms['worst_error']:.2f}% ({ms['worst_case']})",
+        f"time/throughput/run cases: {r.model_cases}, median error {100 * r.model_median_error:.2f}%, "
+        f"worst {100 * r.model_worst_error:.2f}% ({r.model_worst_case})",
         file=out,
     )
-    outliers = [c for c in model_cases if c.known_outlier]
-    if outliers:
-        errors = [abs(c.error) for c in model_cases]
-        worst = max(model_cases, key=lambda c: abs(c.error))
+    if r.outliers:
         print(
-            f"including {len(outliers)} known outlier(s) ({', '.join(c.id for c in outliers)}): median error "
-            f"{100 * statistics.median(errors):.2f}%, worst {100 * abs(worst.error):.2f}% ({worst.id}); "
-            "see the reason in planner/engine/data/validation.csv",
+            f"including {len(r.outliers)} known outlier(s) ({', '.join(c.id for c in r.outliers)}): median error "
+            f"{100 * r.with_outliers_median_error:.2f}%, worst {100 * r.with_outliers_worst_error:.2f}% "
+            f"({r.with_outliers_worst_case}); see the reason in planner/engine/data/validation.csv",
             file=out,
         )
     print(
-        f"Korthikanti Table 5 median error {100 * s['korthikanti_median_error']:.2f}% "
+        f"Korthikanti Table 5 median error {100 * r.korthikanti_median_error:.2f}% "
         f"(tolerance {100 * KORTHIKANTI_MEDIAN_TOLERANCE:.0f}%)",
         file=out,
     )
     print(
-        f"all cases: {len(cases)}, median error {100 * s['median_error']:.2f}%, worst {100 * s['worst_error']:.2f}% "
-        f"({s['worst_case']})",
+        f"all cases: {len(r.cases)}, median error {100 * r.median_error:.2f}%, worst {100 * r.worst_error:.2f}% "
+        f"({r.worst_case})",
         file=out,
     )
     print(
-        f"uncertainty band (published/engine time): p{LOW_PERCENTILE:.0f} {low:.3f}, p{HIGH_PERCENTILE:.0f} "
-        f"{high:.3f} (engine uses {TIME_RATIO_LOW:.2f}-{TIME_RATIO_HIGH:.2f})",
+        f"uncertainty band (published/engine time): p{LOW_PERCENTILE:.0f} {r.ratio_low:.3f}, "
+        f"p{HIGH_PERCENTILE:.0f} {r.ratio_high:.3f} (engine uses {r.band_low:.2f}-{r.band_high:.2f})",
         file=out,
     )
-    print("all within tolerance" if s["all_within_tolerance"] else "SOME CASES OUTSIDE TOLERANCE", file=out)
-    return 0 if s["all_within_tolerance"] else 1
+    print("all within tolerance" if r.all_within_tolerance else "SOME CASES OUTSIDE TOLERANCE", file=out)
+    return 0 if r.all_within_tolerance else 1
