@@ -6,11 +6,11 @@ evaluated once per process: the cases and the engine do not change while it runs
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from planner.engine.validation import AccuracyReport, CaseResult, accuracy_report
+from planner.selectors import linked_parts
 
 #: Group id -> (title, what is compared). Order is the page's order.
 GROUPS: dict[str, tuple[str, str]] = {
@@ -50,15 +50,13 @@ METRIC_LABELS: dict[str, str] = {
     "kv_kib_per_token": "KV cache (KiB per token)",
     "kv_gib_per_sequence": "KV cache (GiB per sequence)",
 }
-#: arXiv identifiers and web addresses inside a source text, each linked on the page.
-_LINKABLE = re.compile(r"arXiv:(\d{4}\.\d{4,5})|https?://[^\s()<>\"]+[^\s()<>.,;:!?'\"]")
 
 
 @dataclass(frozen=True)
 class AccuracyRow:
     case: CaseResult
     metric_label: str
-    source_parts: tuple[tuple[str, str], ...]  # (text, link or "")
+    source_parts: list[tuple[str, str]]  # (text, link or ""), selectors.linked_parts
 
 
 @dataclass(frozen=True)
@@ -75,22 +73,6 @@ class AccuracyPage:
     groups: tuple[AccuracyGroup, ...]
 
 
-def source_parts(text: str) -> tuple[tuple[str, str], ...]:
-    """A citation split into (text, link) parts: arXiv ids link to their abstract page, URLs to themselves."""
-    parts: list[tuple[str, str]] = []
-    position = 0
-    for match in _LINKABLE.finditer(text):
-        if match.start() > position:
-            parts.append((text[position : match.start()], ""))
-        arxiv_id = match.group(1)
-        link = f"https://arxiv.org/abs/{arxiv_id}" if arxiv_id else match.group(0)
-        parts.append((match.group(0), link))
-        position = match.end()
-    if position < len(text):
-        parts.append((text[position:], ""))
-    return tuple(parts)
-
-
 @lru_cache(maxsize=1)
 def accuracy_page() -> AccuracyPage:
     """Every shipped case in its group (groups in GROUPS order; an unknown group goes last under its id)."""
@@ -99,7 +81,7 @@ def accuracy_page() -> AccuracyPage:
     groups = []
     for key in keys:
         rows = tuple(
-            AccuracyRow(c, METRIC_LABELS.get(c.metric, c.metric), source_parts(c.source))
+            AccuracyRow(c, METRIC_LABELS.get(c.metric, c.metric), linked_parts(c.source))
             for c in report.cases
             if c.group == key
         )

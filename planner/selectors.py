@@ -49,23 +49,24 @@ RECENT_SCENARIOS = 5
 RESULT_SECTION_VERSION = 1
 #: How long a rendered results section stays cached (s). Its key changes with anything that changes its HTML.
 RESULT_SECTION_TTL_S = 24 * 3600
-#: A URL inside a source text (the assumption sources are sentences with URLs in them).
-_URL_PATTERN = re.compile(r"https?://[^\s()<>]+[^\s()<>.,;:!?'\"]")
+#: A URL or an arXiv id inside a source text (sources are sentences citing papers and pages).
+_LINKABLE = re.compile(r"arXiv:(\d{4}\.\d{4,5})|https?://[^\s()<>]+[^\s()<>.,;:!?'\"]")
 
 
-def linked_parts(text: Any) -> list[tuple[str, bool]]:
-    """A source text split into (text, is_url) parts, so the page links URLs without `urlize` (which is slow
-    on long source lists)."""
+def linked_parts(text: Any) -> list[tuple[str, str]]:
+    """A source text split into (text, link) parts ("" where the part is plain text): URLs link to themselves,
+    arXiv ids to their abstract page. The page links them without `urlize` (slow on long source lists)."""
     value = "" if text is None else str(text)
-    parts: list[tuple[str, bool]] = []
+    parts: list[tuple[str, str]] = []
     position = 0
-    for match in _URL_PATTERN.finditer(value):
+    for match in _LINKABLE.finditer(value):
         if match.start() > position:
-            parts.append((value[position : match.start()], False))
-        parts.append((match.group(0), True))
+            parts.append((value[position : match.start()], ""))
+        arxiv_id = match.group(1)
+        parts.append((match.group(0), f"https://arxiv.org/abs/{arxiv_id}" if arxiv_id else match.group(0)))
         position = match.end()
     if position < len(value):
-        parts.append((value[position:], False))
+        parts.append((value[position:], ""))
     return parts
 
 

@@ -7,9 +7,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from planner.accuracy import GROUPS, accuracy_page, source_parts
+from planner.accuracy import GROUPS, accuracy_page
 from planner.engine import uncertainty
 from planner.engine.validation import formula_cases, run_cases
+from planner.selectors import linked_parts
 
 pytestmark = pytest.mark.django_db
 
@@ -40,9 +41,9 @@ def test_sources_link_their_arxiv_papers():
     assert '<a href="https://arxiv.org/abs/2104.04473"' in html  # Narayanan et al. 2021
 
 
-def test_source_parts_link_arxiv_ids_and_urls_and_keep_the_text():
+def test_sources_link_arxiv_ids_and_urls_and_keep_the_text():
     text = "Dubey et al. 2024 arXiv:2407.21783 Table 4; see https://example.org/a_b."
-    parts = source_parts(text)
+    parts = linked_parts(text)
     assert "".join(t for t, _ in parts) == text
     assert ("arXiv:2407.21783", "https://arxiv.org/abs/2407.21783") in parts
     assert ("https://example.org/a_b", "https://example.org/a_b") in parts
