@@ -26,6 +26,8 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from planner.sweeps.worker_process import start_worker  # noqa: E402 (after the path insert)
+
 #: The benchmark sweep: Llama 3.1 70B on 15 T tokens, five priced catalog GPUs x 16 node counts, every
 #: parallel degree searched (8.9 M configurations of the space, 1.14 M valid layouts evaluated).
 GPUS = (
@@ -60,30 +62,7 @@ def _admin(admin_url: str, sql: str) -> None:
 def _start_workers(queue: str, env: dict[str, str], logs: Path) -> list[subprocess.Popen]:
     workers = []
     for i in range(WORKERS):
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "planner.celery",
-            "worker",
-            "-c",
-            "1",
-            "-Q",
-            queue,
-            "-n",
-            f"bench{i}-{queue}@%h",
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ]
-        with open(logs / f"worker{i}.log", "wb") as out:
-            workers.append(
-                subprocess.Popen(
-                    command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-                )
-            )
+        workers.append(start_worker(f"bench{i}-{queue}", queue, env, logs / f"worker{i}.log"))
     deadline = time.monotonic() + READY_TIMEOUT_S
     for i, worker in enumerate(workers):
         log = logs / f"worker{i}.log"

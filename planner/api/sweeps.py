@@ -42,6 +42,20 @@ QUEUE_RETRY_AFTER_S = 30
 # ------------------------------------------------------------------------------------------ representation
 
 
+#: Counts and rates the brief takes from the page's progress (selectors.sweep_status), under the same names.
+PROGRESS_FIELDS = (
+    "total_configs",
+    "enumerated_configs",
+    "evaluated_configs",
+    "feasible_configs",
+    "chunks_total",
+    "chunks_done",
+    "configs_per_s",
+    "elapsed_s",
+    "eta_s",
+)
+
+
 def sweep_brief(run: SweepRun) -> dict[str, Any]:
     progress = selectors.sweep_status(run=run)
     return {
@@ -50,18 +64,10 @@ def sweep_brief(run: SweepRun) -> dict[str, Any]:
         "url": reverse("api_sweep_detail", args=[run.pk]),
         "page_url": run.get_absolute_url(),
         "scenario": run.scenario_id,
-        "status": run.status,
-        "active": run.is_active,
+        "status": progress["status"],
+        "active": progress["active"],
         "progress_pct": progress["percent"],
-        "total_configs": run.total_configs,
-        "enumerated_configs": run.enumerated_configs,
-        "evaluated_configs": run.evaluated_configs,
-        "feasible_configs": run.feasible_configs,
-        "chunks_total": run.chunks_total,
-        "chunks_done": run.chunks_done,
-        "configs_per_s": progress["configs_per_s"],
-        "elapsed_s": progress["elapsed_s"],
-        "eta_s": progress["eta_s"],
+        **{key: progress[key] for key in PROGRESS_FIELDS},
         "error": run.error,
         "engine_version": run.engine_version,
         "created_at": run.created_at.isoformat(),

@@ -17,6 +17,7 @@ from planner.celery import app
 from planner.engine import sweep as engine_sweep
 from planner.sweeps import conf as sweep_conf
 from planner.sweeps.models import ACTIVE_STATUSES, ChunkStatus, SweepChunk, SweepRun, SweepStatus
+from planner.sweeps.worker_process import start_worker
 from tests.api.conftest import ESTIMATE_URL, contract_payload, token_client
 from tests.conftest import require_service
 from tests.faults.conftest import scenario_with_result
@@ -24,7 +25,6 @@ from tests.sweeps.conftest import H100, load_catalog, make_scenario
 from tests.sweeps.workers import (
     eager_reference,
     log_tail,
-    start_worker,
     stop_worker,
     wait_for,
     wait_ready,

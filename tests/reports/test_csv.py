@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from catalog.models import Gpu
 from planner.engine import sweep as engine_sweep
+from planner.engine.sweep_rows import FLOAT_COLUMNS
 from planner.reports import columns as cols
 from planner.reports.procurement import procurement_bom
 from planner.reports.sensitivity import sensitivity_table
@@ -175,17 +176,7 @@ def _rss_kb() -> tuple[int, int]:
 
 def _synthetic_chunk(index: int, rng: np.random.Generator) -> bytes:
     rows = {key: rng.integers(0, 2, CHUNK_ROWS) for key, _ in engine_sweep.ROW_COLUMNS}
-    for key in (
-        "per_gpu_gib",
-        "step_s",
-        "mfu",
-        "days",
-        "tco_usd",
-        "capex_usd",
-        "run_cost_usd",
-        "energy_mwh",
-        "facility_mw",
-    ):
+    for key in FLOAT_COLUMNS:
         rows[key] = rng.random(CHUNK_ROWS) * 1e6
     rows["recompute"] = rng.integers(0, 3, CHUNK_ROWS)
     rows["nodes"] = np.full(CHUNK_ROWS, index + 1)

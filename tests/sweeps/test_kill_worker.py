@@ -17,9 +17,10 @@ from django.test import override_settings
 from planner.celery import app
 from planner.sweeps import services
 from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun, SweepStatus
+from planner.sweeps.worker_process import start_worker
 from tests.conftest import require_service
 from tests.sweeps.conftest import A100, H100, load_catalog, make_scenario
-from tests.sweeps.workers import eager_reference, start_worker, stop_worker, wait_for, wait_ready, worker_env
+from tests.sweeps.workers import eager_reference, stop_worker, wait_for, wait_ready, worker_env
 
 #: Seconds before Redis hands a killed worker's unacknowledged message to another worker.
 VISIBILITY_TIMEOUT_S = 3

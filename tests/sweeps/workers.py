@@ -1,5 +1,5 @@
 """Real Celery worker processes for service tests (tests/sweeps/test_kill_worker.py, tests/faults): started with
-`python -m celery worker` on one queue, pointed at this test's PostgreSQL database and a given broker, polled
+`python -m celery worker` on one queue (planner.sweeps.worker_process), pointed at this test's PostgreSQL database and a given broker, polled
 until ready, and stopped by process group."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import Any, TypeVar
 import pytest
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
 WORKER_START_TIMEOUT_S = 60
 #: Seconds a worker gets to finish a warm shutdown (SIGTERM) before its process group is killed.
 WORKER_STOP_GRACE_S = 10.0
@@ -46,34 +44,6 @@ def worker_env(*, settings_module: str, redis_url: str | None = None, **extra: s
         env["REDIS_URL"] = redis_url
         env["CACHE_REDIS_URL"] = ""  # derived from REDIS_URL, never the shared server's
     return env
-
-
-def start_worker(name: str, queue: str, env: dict[str, str], log: Path) -> subprocess.Popen:
-    """One prefork worker with one pool process consuming `queue`, in its own session (process group)."""
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "planner.celery",
-        "worker",
-        "-c",
-        "1",
-        "-P",
-        "prefork",
-        "-Q",
-        queue,
-        "-n",
-        f"{name}@%h",
-        "--loglevel=INFO",
-        "--without-gossip",
-        "--without-mingle",
-        "--without-heartbeat",
-    ]
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
 
 
 def log_tail(log: Path) -> str:
