@@ -1,7 +1,7 @@
 """The engine-accuracy page: every published case the engine ships, grouped, with its error and its source.
 
-The figures come from planner.engine.validation (the same computation as `python -m planner.engine validate`),
-evaluated once per process: the cases and the engine do not change while it runs.
+The figures come from planner.engine.accuracy.validation (the same computation as
+`python -m planner.engine validate`), evaluated once per process: the cases and the engine do not change while it runs.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from planner.engine.validation import AccuracyReport, CaseResult, accuracy_report
+from planner.engine.accuracy.validation import AccuracyReport, CaseResult, accuracy_report
 from planner.selectors import linked_parts
 
 #: Group id -> (title, what is compared). Order is the page's order.

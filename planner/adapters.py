@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from planner.engine.catalog import PCIE_FALLBACK_SOURCE, pcie_fallback_scaleup_gbs, pcie_generation
-from planner.engine.parse import PARALLELISM_KEYS
+from planner.engine.inputs.catalog import PCIE_FALLBACK_SOURCE, pcie_fallback_scaleup_gbs, pcie_generation
+from planner.engine.inputs.parse import PARALLELISM_KEYS
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
 from planner.snapshot import COOLING_UNITS, cooling_overrides, scenario_gpu
 

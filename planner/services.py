@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from planner import adapters
 from planner import snapshot as snapshots
-from planner.engine.errors import Problem, SpecError
+from planner.engine.inputs.errors import Problem, SpecError
 from planner.models import Scenario, ScenarioResult, ShareLink
 from planner.reports.columns import summary_from_output
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from django.db import models
 
-from planner.engine import power
-from planner.engine.units import KW
+from planner.engine.facility import power
+from planner.engine.inputs.units import KW
 from planner.models import FacilityKind, Scenario
 
 # Catalog fields that feed the payload, per catalog model (the snapshot records exactly these).

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from planner import selectors, services
 from planner.accuracy import accuracy_page
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 from planner.forms import (
     FIELDSETS,
     CloneForm,

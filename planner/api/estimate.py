@@ -12,7 +12,7 @@ from planner.api.base import ApiViewMixin
 from planner.api.errors import InvalidInput
 from planner.api.services import estimate_run
 from planner.api.throttles import EstimateThrottle
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 
 
 class EstimateView(ApiViewMixin, APIView):

@@ -26,7 +26,7 @@ from planner.api.base import ApiViewMixin
 from planner.api.errors import NON_FIELD_PATH, InvalidInput
 from planner.api.selectors import owned_result, owned_scenario
 from planner.api.throttles import EstimateThrottle
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 from planner.forms import ScenarioForm, initial_from_scenario
 from planner.models import Scenario, ScenarioResult
 from planner.starters import DEFAULT_INITIAL, STARTERS_BY_KEY

@@ -23,7 +23,7 @@ from django.dispatch import receiver
 
 from catalog.models import Gpu
 from planner import adapters
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 
 logger = logging.getLogger(__name__)
 

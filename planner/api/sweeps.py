@@ -24,7 +24,7 @@ from planner.api import schemas
 from planner.api.base import ApiViewMixin
 from planner.api.errors import NON_FIELD_PATH, InvalidInput, ServiceUnavailable
 from planner.api.throttles import SweepThrottle
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 from planner.sweeps import selectors, services
 from planner.sweeps.forms import DEGREE_FIELDS, SweepForm, initial_for
 from planner.sweeps.models import SweepRun

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 
 USAGE = "usage: python -m planner.engine {estimate FILE|-, search FILE|-, validate}"
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -60,7 +60,7 @@ def main(
         return EXIT_BAD_INPUT
     verb = args[0]
     if verb == "validate":
-        from planner.engine.validation import print_table
+        from planner.engine.accuracy.validation import print_table
 
         return print_table(stdout)
     if len(args) != 2:

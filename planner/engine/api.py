@@ -10,18 +10,23 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from planner.engine import comm, efficiency, goodput, inference, job, memory, network, power, tco, uncertainty
-from planner.engine.catalog import catalog_gpu as _catalog_gpu
-from planner.engine.errors import SpecError
-from planner.engine.flops import model_flop_per_token
-from planner.engine.hardware import hardware_of, layout_for
-from planner.engine.layout import numerics_for
-from planner.engine.parse import parse
-from planner.engine.presets import presets as _presets
-from planner.engine.scenario import Scenario
-from planner.engine.shape import shape_of
-from planner.engine.training import step_breakdown, throughput
-from planner.engine.units import BILLION, DAY, HOUR, TERA, GiB
+from planner.engine.accuracy import uncertainty
+from planner.engine.facility import network, power, tco
+from planner.engine.inference.roofline import estimate_inference
+from planner.engine.inputs.catalog import catalog_gpu as _catalog_gpu
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.parse import parse
+from planner.engine.inputs.presets import presets as _presets
+from planner.engine.inputs.scenario import Scenario
+from planner.engine.inputs.units import BILLION, DAY, HOUR, TERA, GiB
+from planner.engine.job.scaling import estimate_job
+from planner.engine.perf import comm, efficiency
+from planner.engine.perf.hardware import hardware_of, layout_for
+from planner.engine.perf.layout import numerics_for
+from planner.engine.training import goodput, memory
+from planner.engine.training.step_time import step_breakdown, throughput
+from planner.engine.transformer.flops import model_flop_per_token
+from planner.engine.transformer.shape import shape_of
 from planner.engine.version import ENGINE_VERSION
 
 __all__ = ["ENGINE_VERSION", "estimate", "search", "presets", "catalog_gpu", "evaluate", "SpecError"]
@@ -42,7 +47,7 @@ def estimate(payload: dict[str, Any]) -> dict[str, Any]:
 
 def search(payload: dict[str, Any]) -> dict[str, Any]:
     """The contract's `search` (search.py)."""
-    from planner.engine.search import run_search
+    from planner.engine.search.layouts import run_search
 
     return run_search(payload)
 
@@ -61,7 +66,7 @@ def evaluate(sc: Scenario) -> dict[str, Any]:
         out.update(_inference(sc, warnings, assumptions))
     else:
         assert sc.job is not None
-        result = job.estimate_job(sc.job, sc.cluster.gpus)
+        result = estimate_job(sc.job, sc.cluster.gpus)
         out["job"] = result.as_dict()
         assumptions.update(result.assumptions)
         run_time_s = result.time_s
@@ -204,7 +209,7 @@ def _inference(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -
     assert sc.model is not None and sc.serving is not None
     c = sc.cluster
     overhead = memory.CUDA_CONTEXT_BYTES + memory.NCCL_BUFFER_BYTES
-    res = inference.estimate_inference(
+    res = estimate_inference(
         model=sc.model,
         gpu=c.gpu,
         serving=sc.serving,

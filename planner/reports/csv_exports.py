@@ -106,7 +106,7 @@ def comparison_lines(scenarios: Sequence[Any]) -> Iterator[str]:
 
 def _sweep_slices(run: Any) -> Iterator[list[tuple[Any, ...]]]:
     """Rows of every finished chunk, a slice of SWEEP_SLICE_ROWS at a time, in the order of SWEEP_COLUMNS."""
-    from planner.engine.layout import RECOMPUTE_NAMES
+    from planner.engine.perf.layout import RECOMPUTE_NAMES
     from planner.sweeps import columns as sweep_cols
     from planner.sweeps import selectors as sweep_selectors
 

@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from planner import selectors
-from planner.engine.units import DAY, YEAR
+from planner.engine.inputs.units import DAY, YEAR
 from planner.models import Scenario, ScenarioResult
 from planner.reports import charts as chart_specs
 from planner.reports import columns as cols
@@ -249,7 +249,7 @@ def sweep_document(*, run: Any, generated_at: datetime | None = None) -> dict[st
         limit = SWEEP_PRIMARY_ROWS if table["primary"] else SWEEP_OTHER_ROWS
         rows = [{**row, "layout": _layout_of(row)} for row in table["rows"][:limit]]
         tables.append({**table, "rows": rows})
-    from planner.engine.sweep import CONSTRAINTS
+    from planner.engine.search.sweep import CONSTRAINTS
 
     constraints = [
         (CONSTRAINTS[key][1], f.sig(value, 4))

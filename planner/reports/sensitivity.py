@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from planner.engine.api import estimate
-from planner.engine.errors import SpecError
-from planner.engine.parse import MAX_EFFICIENCY_SCALE
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.parse import MAX_EFFICIENCY_SCALE
 from planner.reports import formatting as f
 from planner.reports.formatting import dig
 

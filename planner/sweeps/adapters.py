@@ -1,4 +1,4 @@
-"""Scenario + catalog GPUs + the sweep form -> a planner.engine.sweep spec (the sweeps' ORM-to-engine boundary).
+"""Scenario + catalog GPUs + the sweep form -> a planner.engine.search.sweep spec (the sweeps' ORM-to-engine boundary).
 
 Each GPU model gets the cluster and economics the planning adapter (planner.adapters) would build for the same
 scenario moved onto that GPU, exactly as "Clone on another GPU" does: the GPU's catalog numbers, its node price
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner import adapters
-from planner.engine import sweep as engine_sweep
-from planner.engine.errors import Problem, SpecError
+from planner.engine.inputs.errors import Problem, SpecError
+from planner.engine.search import sweep as engine_sweep
 from planner.models import Scenario, WorkloadKind
 from planner.services import CLONED_FIELDS
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
-from planner.engine.sweep import CHUNK_CONFIGS_DEFAULT
+from planner.engine.search.sweep import CHUNK_CONFIGS_DEFAULT
 
 DEFAULTS: dict[str, Any] = {
     # Largest sweep accepted, in configurations of the space (issue #5: 50 million).

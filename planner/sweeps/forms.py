@@ -9,8 +9,8 @@ from typing import Any
 from django import forms
 
 from catalog.models import Gpu
-from planner.engine import sweep as engine_sweep
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
+from planner.engine.search import sweep as engine_sweep
 from planner.models import Precision, Recompute, Scenario
 from planner.sweeps.adapters import SweepInputs, scenario_gpu_id
 

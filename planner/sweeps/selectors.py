@@ -17,8 +17,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 
-from planner.engine import sweep as engine_sweep
-from planner.engine.layout import RECOMPUTE_NAMES
+from planner.engine.perf.layout import RECOMPUTE_NAMES
+from planner.engine.search import sweep as engine_sweep
 from planner.reports import formatting as f
 from planner.sweeps import conf
 from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun

@@ -28,8 +28,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from planner import services as planner_services
-from planner.engine import sweep as engine_sweep
-from planner.engine.layout import RECOMPUTE_NAMES
+from planner.engine.perf.layout import RECOMPUTE_NAMES
+from planner.engine.search import sweep as engine_sweep
 from planner.engine.version import ENGINE_VERSION
 from planner.models import ParallelismMode, Scenario
 from planner.sweeps import conf

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from planner import selectors as planner_selectors
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 from planner.sweeps import columns, selectors, services
 from planner.sweeps.forms import SweepForm
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from planner.engine import catalog
+from planner.engine.inputs import catalog
 
 FIXTURE_GPUS = Path(__file__).parent / "fixtures" / "gpus.csv"
 

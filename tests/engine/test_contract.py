@@ -256,7 +256,7 @@ def test_estimate_rejects_a_search_object():
 
 
 def test_validate_prints_every_shipped_case_with_its_error():
-    from planner.engine.validation import load_rows
+    from planner.engine.accuracy.validation import load_rows
 
     done = run_cli("validate", raw="")
     assert done.returncode in (0, 1)

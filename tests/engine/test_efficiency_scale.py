@@ -6,7 +6,7 @@ import copy
 import pytest
 
 from planner.engine.api import estimate
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 
 
 def _with_scale(payload: dict, scale: float) -> dict:

@@ -3,7 +3,7 @@ more than 90% effective training time)."""
 
 import pytest
 
-from planner.engine.goodput import MTBF_GPU_HOURS_DEFAULT, GoodputSpec, estimate_goodput
+from planner.engine.training.goodput import MTBF_GPU_HOURS_DEFAULT, GoodputSpec, estimate_goodput
 
 
 def test_the_default_failure_rate_is_llama_3_s():

@@ -10,7 +10,9 @@ import sys
 import planner.engine
 import planner.engine.api
 from planner.engine.api import estimate
-from planner.engine import search, bench, validation
+from planner.engine.search import layouts as search
+from planner.engine import bench
+from planner.engine.accuracy import validation
 assert 'django' not in sys.modules, sorted(m for m in sys.modules if m.startswith('django'))
 print('ok')
 """

@@ -8,18 +8,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.engine import efficiency
-from planner.engine.errors import SpecError
-from planner.engine.inference import (
+from planner.engine.inference.roofline import (
     ServingSpec,
     estimate_inference,
     experts_touched_fraction,
     kv_cache_bytes_per_token,
     kv_tp_share,
 )
-from planner.engine.model import total_params
-from planner.engine.specs import GpuSpec, ModelSpec, MoeSpec
-from planner.engine.units import GiB, KiB
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.specs import GpuSpec, ModelSpec, MoeSpec
+from planner.engine.inputs.units import GiB, KiB
+from planner.engine.perf import efficiency
+from planner.engine.transformer.params import total_params
 
 # H100 SXM5 80GB datasheet values (catalog gpus.csv nvidia_h100_sxm5_80gb), dense tensor peaks
 H100 = GpuSpec(

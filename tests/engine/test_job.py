@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.engine.errors import SpecError
-from planner.engine.job import (
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.units import DAY, HOUR
+from planner.engine.job.scaling import (
     JobSpec,
     amdahl_parallel_fraction,
     amdahl_speedup,
     estimate_job,
     gustafson_speedup,
 )
-from planner.engine.units import DAY, HOUR
 
 
 def test_a_render_with_p_099_runs_about_7_5_times_faster_on_8_gpus():

@@ -9,10 +9,10 @@ KV cache per token: OPT-13B 800 KiB (vLLM §3), Llama-2-70B fp16 320 KiB and 1.2
 
 import pytest
 
+from planner.engine.accuracy.formulas import FORMULA_TOLERANCE, formula_results
 from planner.engine.api import estimate
-from planner.engine.layout import numerics_for
-from planner.engine.memory import model_state_bytes
-from planner.engine.validation_formulas import FORMULA_TOLERANCE, formula_results
+from planner.engine.perf.layout import numerics_for
+from planner.engine.training.memory import model_state_bytes
 from tests.engine.conftest import TRAIN
 
 CASES = {c.id: c for c in formula_results()}

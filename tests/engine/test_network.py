@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.engine.errors import SpecError
-from planner.engine.network import (
+from planner.engine.facility.network import (
     NetworkSpec,
     SwitchSpec,
     fabric_power_w_per_endpoint,
@@ -17,6 +16,7 @@ from planner.engine.network import (
     max_endpoints,
     plan_network,
 )
+from planner.engine.inputs.errors import SpecError
 
 FAT_TREE = NetworkSpec(topology="fat_tree")
 RAIL = NetworkSpec(topology="rail_optimized")

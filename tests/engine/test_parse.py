@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from planner.engine.errors import SpecError
-from planner.engine.parse import parse
-from planner.engine.units import GB, TB, TERA, GiB
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.parse import parse
+from planner.engine.inputs.units import GB, TB, TERA, GiB
 from tests.engine.conftest import TRAIN
 
 

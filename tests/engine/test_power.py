@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.engine.errors import SpecError
-from planner.engine.power import (
+from planner.engine.facility.power import (
     COOLING_PRESETS,
     GPU_LOAD_FACTOR_DEFAULT,
     HOST_POWER_W_PER_GPU_DEFAULT,
@@ -25,7 +24,8 @@ from planner.engine.power import (
     max_gpus_for_power,
     node_it_power_w,
 )
-from planner.engine.units import DAY, HOUR, KW, KWH, YEAR
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.units import DAY, HOUR, KW, KWH, YEAR
 
 AIR = COOLING_PRESETS["air_crac_crah"]
 DLC = COOLING_PRESETS["dlc_cold_plate"]

@@ -3,8 +3,8 @@
 import pytest
 
 from planner.engine.api import estimate, presets
-from planner.engine.parse_model import MODEL_KEYS
-from planner.engine.presets import PRESETS, preset_model, preset_names
+from planner.engine.inputs.model import MODEL_KEYS
+from planner.engine.inputs.presets import PRESETS, preset_model, preset_names
 from tests.engine.conftest import TRAIN
 
 PUBLISHED_TOLERANCE = 0.02

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from planner.engine.__main__ import main
 from planner.engine.api import estimate
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 from tests.engine.conftest import H100, TRAIN
 
 #: Outputs that may legitimately be negative (a shortfall) or are not quantities.

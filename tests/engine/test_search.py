@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from planner.engine.api import estimate, search
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 from tests.engine.conftest import TRAIN
 
 SEARCH: dict[str, Any] = {

@@ -8,16 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.engine.errors import SpecError
-from planner.engine.power import COOLING_PRESETS
-from planner.engine.tco import (
+from planner.engine.facility.power import COOLING_PRESETS
+from planner.engine.facility.tco import (
     COLOCATION_USD_PER_KW_MONTH_NA_2024H2,
     FACILITY_SCOPE_WARNING,
     EconomicsSpec,
     TcoInputs,
     estimate_tco,
 )
-from planner.engine.units import DAY
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.units import DAY
 
 AIR = COOLING_PRESETS["air_crac_crah"]
 DLC = COOLING_PRESETS["dlc_cold_plate"]

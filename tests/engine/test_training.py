@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from planner.engine import efficiency
 from planner.engine.api import estimate
-from planner.engine.flops import model_flop_per_token
-from planner.engine.parse import parse
-from planner.engine.shape import shape_of
-from planner.engine.specs import ModelSpec
+from planner.engine.inputs.parse import parse
+from planner.engine.inputs.specs import ModelSpec
+from planner.engine.perf import efficiency
+from planner.engine.transformer.flops import model_flop_per_token
+from planner.engine.transformer.shape import shape_of
 from tests.engine.conftest import H100, TRAIN
 
 

@@ -1,4 +1,4 @@
-"""The engine against published runs (planner/engine/data/validation.csv); these tests fail CI.
+"""The engine against published runs (planner/engine/accuracy/data/validation.csv); these tests fail CI.
 
 Korthikanti et al. 2022 (arXiv:2205.05198) Table 5 iteration times: each within 10%, median within 5%.
 Narayanan et al. 2021 (arXiv:2104.04473) Table 1 per-GPU TFLOP/s counting recompute: each within 15%.
@@ -11,8 +11,8 @@ import statistics
 
 import pytest
 
-from planner.engine import uncertainty
-from planner.engine.validation import (
+from planner.engine.accuracy import uncertainty
+from planner.engine.accuracy.validation import (
     KORTHIKANTI_MEDIAN_TOLERANCE,
     load_rows,
     payload_for,

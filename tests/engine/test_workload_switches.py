@@ -15,15 +15,16 @@ from typing import Any
 
 import pytest
 
-from planner.engine import comm, efficiency, sweep
 from planner.engine.api import estimate, search
-from planner.engine.errors import SpecError
-from planner.engine.hardware import hardware_of, layout_for
-from planner.engine.layout import numerics_for
-from planner.engine.memory import stage_params_per_gpu
-from planner.engine.parse import parse
-from planner.engine.shape import shape_of
-from planner.engine.training import FLASH_BACKWARD_FACTOR, _attention_core_forward_s
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.parse import parse
+from planner.engine.perf import comm, efficiency
+from planner.engine.perf.hardware import hardware_of, layout_for
+from planner.engine.perf.layout import numerics_for
+from planner.engine.search import sweep
+from planner.engine.training.memory import stage_params_per_gpu
+from planner.engine.training.step_time import FLASH_BACKWARD_FACTOR, _attention_core_forward_s
+from planner.engine.transformer.shape import shape_of
 from tests.engine.conftest import TRAIN
 from tests.engine.test_contract import run_cli
 

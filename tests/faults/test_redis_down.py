@@ -14,7 +14,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from planner.celery import app
-from planner.engine import sweep as engine_sweep
+from planner.engine.search import sweep as engine_sweep
 from planner.sweeps import conf as sweep_conf
 from planner.sweeps.models import ACTIVE_STATUSES, ChunkStatus, SweepChunk, SweepRun, SweepStatus
 from planner.sweeps.worker_process import start_worker

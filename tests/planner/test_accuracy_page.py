@@ -8,8 +8,8 @@ from django.test import Client
 from django.urls import reverse
 
 from planner.accuracy import GROUPS, accuracy_page
-from planner.engine import uncertainty
-from planner.engine.validation import formula_cases, run_cases
+from planner.engine.accuracy import uncertainty
+from planner.engine.accuracy.validation import formula_cases, run_cases
 from planner.selectors import linked_parts
 
 pytestmark = pytest.mark.django_db

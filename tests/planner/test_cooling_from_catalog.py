@@ -14,7 +14,8 @@ from django.urls import reverse
 from catalog.models import Cooling
 from planner import adapters, selectors, services
 from planner import snapshot as snapshots
-from planner.engine import api, power
+from planner.engine import api
+from planner.engine.facility import power
 from planner.forms_fields import COOLING_CATEGORY
 from planner.models import Scenario
 from tests.planner.conftest import make_scenario, scenario_inputs

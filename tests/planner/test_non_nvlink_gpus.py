@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from catalog.models import Gpu
 from planner import adapters, services
-from planner.engine.catalog import PCIE_DEFAULT_GENERATION, PCIE_X16_BIDIR_GBS
+from planner.engine.inputs.catalog import PCIE_DEFAULT_GENERATION, PCIE_X16_BIDIR_GBS
 from planner.forms import ScenarioForm
 from tests.planner.conftest import form_data
 
@@ -87,7 +87,7 @@ def test_an_fp16_only_gpu_in_bf16_gets_a_message_next_to_the_precision_field(cat
 
 
 def test_the_seed_resolution_uses_the_same_pcie_fallback() -> None:
-    from planner.engine.catalog import catalog_gpu
+    from planner.engine.inputs.catalog import catalog_gpu
 
     assert catalog_gpu("nvidia_l40s")["scaleup_bandwidth_gbs"] == PCIE_X16_BIDIR_GBS[4]
     assert (

@@ -8,7 +8,7 @@ import pytest
 from catalog.models import Gpu
 from planner import selectors, services
 from planner.engine.api import ENGINE_VERSION, estimate
-from planner.engine.errors import SpecError
+from planner.engine.inputs.errors import SpecError
 from planner.models import Scenario, ScenarioResult, ShareLink
 from tests.planner.conftest import make_scenario, scenario_inputs
 

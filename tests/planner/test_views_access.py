@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from planner.engine import uncertainty
+from planner.engine.accuracy import uncertainty
 from planner.models import Scenario, ScenarioResult, ShareLink
 from tests.planner.conftest import form_data, make_scenario
 

@@ -14,8 +14,8 @@ import pytest
 from django.urls import reverse
 
 from catalog.models import Gpu
-from planner.engine import sweep as engine_sweep
-from planner.engine.sweep_rows import FLOAT_COLUMNS
+from planner.engine.search import sweep as engine_sweep
+from planner.engine.search.sweep.rows import FLOAT_COLUMNS
 from planner.reports import columns as cols
 from planner.reports.procurement import procurement_bom
 from planner.reports.sensitivity import sensitivity_table

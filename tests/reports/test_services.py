@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from planner.engine.api import estimate
-from planner.engine.errors import Problem, SpecError
+from planner.engine.inputs.errors import Problem, SpecError
 from planner.models import FacilityKind
 from planner.reports import charts, services, svg_charts
 from planner.reports import formatting as f

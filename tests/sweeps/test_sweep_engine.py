@@ -1,4 +1,4 @@
-"""planner.engine.sweep without a database: the plan, the chunk evaluation against `estimate`, the stored
+"""planner.engine.search.sweep without a database: the plan, the chunk evaluation against `estimate`, the stored
 precision and the merge."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
-from planner.engine import sweep
 from planner.engine.api import estimate
-from planner.engine.errors import SpecError
-from planner.engine.search import enumerate_layouts
+from planner.engine.inputs.errors import SpecError
+from planner.engine.search import sweep
+from planner.engine.search.layouts import enumerate_layouts
 from tests.sweeps.conftest import engine_spec
 
 #: float32 rounds to nearest: relative error at most 2^-24 (engine/sweep_rows.py, "Stored precision").

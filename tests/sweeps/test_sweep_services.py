@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from planner.engine import sweep as engine_sweep
 from planner.engine.api import estimate
+from planner.engine.search import sweep as engine_sweep
 from planner.sweeps import selectors, services
 from planner.sweeps.adapters import SweepInputs, spec_from_scenario
 from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun, SweepStatus
@@ -342,7 +342,7 @@ def test_each_gpu_is_priced_like_a_clone_on_that_gpu(alice_scenario):
 
 
 def test_a_gpu_without_a_price_is_refused_by_name(alice_scenario):
-    from planner.engine.errors import SpecError
+    from planner.engine.inputs.errors import SpecError
 
     with pytest.raises(SpecError) as err:
         spec_from_scenario(alice_scenario, _inputs(_gpus(H100, "nvidia_l4")))

@@ -1,0 +1,1 @@
+"""Inference workloads: KV cache, memory fit, latency and throughput on a roofline (`roofline`)."""

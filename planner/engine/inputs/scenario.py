@@ -1,0 +1,54 @@
+"""A parsed, validated scenario: every input in SI units with the defaults applied (parse.py builds it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.engine.facility.network import NetworkSpec
+from planner.engine.facility.power import CoolingSpec
+from planner.engine.facility.tco import EconomicsSpec
+from planner.engine.inference.roofline import ServingSpec
+from planner.engine.inputs.specs import GpuSpec, ModelSpec, ParallelismSpec
+from planner.engine.job.scaling import JobSpec
+from planner.engine.training.goodput import GoodputSpec
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    gpu: GpuSpec
+    gpus_per_node: int
+    nodes: int
+    scaleout_bytes_per_s_per_gpu: float  # one direction, per GPU NIC
+    network: NetworkSpec
+    cooling: CoolingSpec
+    node_max_power_w: float | None = None
+    pue: float | None = None
+    host_power_w_per_node: float | None = None
+    gpu_load_factor: float | None = None  # None: power.py's default
+    storage_tb: float = 0.0
+    storage_power_w_per_tb: float | None = None  # None: power.py's default
+    storage_usd_per_tb: float | None = None  # None: tco.py's default (EconomicsSpec.storage_usd_per_tb)
+
+    @property
+    def gpus(self) -> int:
+        return self.gpus_per_node * self.nodes
+
+
+@dataclass(frozen=True)
+class Scenario:
+    kind: str  # "training" | "inference" | "job"
+    cluster: ClusterSpec
+    precision: str
+    goodput: GoodputSpec
+    model: ModelSpec | None = None
+    tokens: float | None = None
+    optimizer: str = "adam"
+    parallelism: ParallelismSpec = field(default_factory=ParallelismSpec)
+    efficiency_scale: float = 1.0  # multiplies the achieved matmul efficiency (framework/kernel quality)
+    serving: ServingSpec | None = None
+    job: JobSpec | None = None
+    economics: EconomicsSpec | None = None
+    search: dict[str, Any] | None = None  # the raw, validated `search` object (search.py reads it)
+    assumptions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()

@@ -1,0 +1,100 @@
+"""The numeric inputs of the memory and time formulas: a parallel layout, the hardware and the numerics.
+
+Each field may be a Python number (one `estimate`) or a numpy array (a whole `search` space): the formulas in
+memory.py and training.py are elementwise, so the same code evaluates one configuration or a million of them
+(and `search` gives bit-for-bit the same numbers as `estimate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from planner.engine.inputs.specs import BYTES_PER_VALUE
+
+#: Recompute modes as numbers so that they can live in numpy arrays.
+RECOMPUTE_CODES: dict[str, int] = {"none": 0, "selective": 1, "full": 2}
+RECOMPUTE_NAMES: dict[int, str] = {v: k for k, v in RECOMPUTE_CODES.items()}
+NONE, SELECTIVE, FULL = 0, 1, 2
+#: Attention kernels as numbers: unfused (two batched GEMMs and a softmax), FlashAttention v1 or v2.
+FLASH_NONE, FLASH_V1, FLASH_V2 = 0, 1, 2
+FLASH_CODES: dict[str, int] = {"v1": FLASH_V1, "v2": FLASH_V2}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One (or an array of) parallel layouts of a training job (Megatron-LM vocabulary)."""
+
+    tp: Any
+    pp: Any
+    dp: Any
+    cp: Any
+    ep: Any
+    virtual_stages: Any
+    micro_batch: Any
+    global_batch: Any  # sequences per optimizer step
+    zero_stage: Any
+    recompute: Any  # RECOMPUTE_CODES
+    sequence_parallel: Any  # 1 / 0
+    flash_attention: Any  # FLASH_NONE / FLASH_V1 / FLASH_V2
+    dp_overlap: Any  # 1 / 0: gradient reduction overlapped with the last backward, or all exposed
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One GPU type in one cluster, as the formulas see it (bytes, FLOP/s, bytes/s per direction, seconds)."""
+
+    peak_flop_per_s: Any  # dense peak of the training precision
+    hbm_bytes: Any
+    hbm_bandwidth_bytes_per_s: Any
+    scaleup_bytes_per_s: Any  # per GPU, ONE direction (the catalog's bidirectional figure / 2)
+    scaleout_bytes_per_s: Any  # per GPU NIC, one direction
+    scaleout_latency_s: Any
+    scaleout_efficiency: Any
+    gpus_per_node: Any
+    matmul_ceiling: Any  # efficiency.mamf_fraction(gpu)
+
+
+#: Bytes per parameter of the optimizer state, for mixed-precision training (an fp32 master copy included) and
+#: for pure fp32 training (no master copy). Adam: fp32 master + momentum + variance = 12 (ZeRO, arXiv:1910.02054
+#: §3.1, K = 12); SGD with momentum: master + momentum = 8; 8-bit Adam (Dettmers et al. 2021, arXiv:2110.02861):
+#: master 4 + two 1-byte states = 6.
+OPTIMIZER_STATE_BYTES: dict[str, tuple[float, float]] = {
+    "adam": (12.0, 8.0),
+    "adamw": (12.0, 8.0),
+    "sgd_momentum": (8.0, 4.0),
+    "adam_8bit": (6.0, 2.0),
+}
+#: Precisions trained without a separate low-precision weight copy.
+FULL_PRECISION = ("fp32", "tf32")
+
+
+@dataclass(frozen=True)
+class Numerics:
+    """Bytes per value for weights, gradients, optimizer state and activations of one training precision."""
+
+    weight_bytes: float
+    grad_bytes: float
+    optimizer_bytes: float
+    activation_bytes: float
+    optimizer_touched_bytes: float
+
+
+def numerics_for(precision: str, optimizer: str) -> Numerics:
+    """Mixed precision (bf16/fp16/fp8): 2-byte weights and gradients plus the optimizer's fp32 state (ZeRO §3.1:
+    2 + 2 + 12 = 16 bytes per parameter with Adam). fp32/tf32: 4-byte weights and gradients, no master copy.
+    FP8 training (Transformer Engine) keeps bf16 weights and activations; only the GEMM inputs are cast."""
+    full = precision in FULL_PRECISION
+    value_bytes = 4.0 if full else max(BYTES_PER_VALUE.get(precision, 2.0), 2.0)
+    mixed_state, full_state = OPTIMIZER_STATE_BYTES[optimizer]
+    state_bytes = full_state if full else mixed_state
+    # One optimizer step reads and writes every state, reads the gradient twice (norm for clipping, update)
+    # and, in mixed precision, writes the low-precision weight copy: all memory-bound traffic.
+    touched = 2.0 * state_bytes + 2.0 * value_bytes + (0.0 if full else value_bytes)
+    return Numerics(
+        weight_bytes=value_bytes,
+        grad_bytes=value_bytes,
+        optimizer_bytes=state_bytes,
+        activation_bytes=value_bytes,
+        optimizer_touched_bytes=touched,
+    )

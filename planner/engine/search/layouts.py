@@ -1,0 +1,297 @@
+"""Search: enumerate every valid training layout, evaluate them all at once with numpy, rank and find the Pareto
+front of time vs cost (engine-contract.md, "Search").
+
+The layouts are the Cartesian product of the candidate values of each degree (a fixed input, a listed input,
+or, when omitted, every sensible value: powers of two for tp/cp/micro_batch, divisors of the GPU count for pp,
+1-8 virtual stages, ZeRO 0-3, the three recompute modes), filtered by the same rules as parse.layout_problems,
+then evaluated by the SAME elementwise functions `estimate` uses (memory.memory_breakdown,
+training.step_breakdown, goodput.goodput_fraction) on arrays, so each result equals `estimate` on that layout.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+
+from planner.engine.inputs.errors import SpecError
+from planner.engine.inputs.parse import parse
+from planner.engine.inputs.scenario import Scenario
+from planner.engine.inputs.specs import GpuSpec, ModelSpec, ParallelismSpec
+from planner.engine.inputs.units import DAY, HOUR, GiB
+from planner.engine.perf.hardware import hardware_of, workload_flags
+from planner.engine.perf.layout import RECOMPUTE_CODES, RECOMPUTE_NAMES, Layout, numerics_for
+from planner.engine.training.goodput import goodput_fraction
+from planner.engine.training.memory import memory_breakdown
+from planner.engine.training.step_time import step_breakdown, throughput
+from planner.engine.transformer.shape import ModelShape, shape_of
+
+#: Candidates for degrees the input leaves free.
+FREE_TP = (1, 2, 4, 8, 16, 32, 64)
+FREE_CP = (1, 2, 4, 8)
+FREE_VIRTUAL_STAGES = (1, 2, 3, 4, 6, 8)
+FREE_MICRO_BATCH = (1, 2, 4, 8, 16, 32)
+FREE_ZERO = (0, 1, 2, 3)
+FREE_RECOMPUTE = ("none", "selective", "full")
+#: Longest Pareto list returned (the front is usually short; a cap keeps the JSON bounded).
+PARETO_LIMIT = 200
+#: Enumerated layouts per cluster beyond which the search refuses (a guard against runaway products).
+MAX_LAYOUTS_DEFAULT = 20_000_000
+
+
+def _candidates(value: Any, free: tuple[Any, ...]) -> list[Any]:
+    if value is None:
+        return list(free)
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _divisors(n: int, limit: int) -> list[int]:
+    return [d for d in range(1, min(n, limit) + 1) if n % d == 0]
+
+
+def candidate_lists(space: dict[str, Any], model: ModelSpec, gpus: int) -> dict[str, list[Any]]:
+    """Candidate values per degree for a cluster of `gpus` GPUs."""
+    experts = model.moe.experts if model.moe else 1
+    return {
+        "tp": _candidates(space.get("tp"), tuple(t for t in FREE_TP if t <= gpus)),
+        "pp": _candidates(space.get("pp"), tuple(_divisors(gpus, model.layers))),
+        "cp": _candidates(space.get("cp"), tuple(c for c in FREE_CP if c <= gpus)),
+        "ep": _candidates(space.get("ep"), tuple(_divisors(experts, gpus)) if model.moe else (1,)),
+        "virtual_stages": _candidates(space.get("virtual_stages"), FREE_VIRTUAL_STAGES),
+        "micro_batch": _candidates(space.get("micro_batch"), FREE_MICRO_BATCH),
+        "zero_stage": _candidates(space.get("zero_stage"), FREE_ZERO),
+        "recompute": [RECOMPUTE_CODES[r] for r in _candidates(space.get("recompute"), FREE_RECOMPUTE)],
+    }
+
+
+def enumerate_layouts(
+    model: ModelSpec, space: dict[str, Any], gpus: int, global_batch: int, max_layouts: int
+) -> tuple[dict[str, np.ndarray], int]:
+    """(valid layouts as int64 arrays, number enumerated before filtering); the rules of parse.layout_problems."""
+    lists = candidate_lists(space, model, gpus)
+    size = int(np.prod([len(v) for v in lists.values()]))
+    if size > max_layouts:
+        raise SpecError.at(
+            "search", f"{size:,} layouts per cluster exceed the limit {max_layouts:,}: fix some degrees"
+        )
+    grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in lists.values()], indexing="ij")
+    g = {k: a.ravel() for k, a in zip(lists, grids, strict=True)}
+    tp, pp, cp, ep, v, mb = g["tp"], g["pp"], g["cp"], g["ep"], g["virtual_stages"], g["micro_batch"]
+    model_parallel = tp * pp * cp
+    ok = gpus % model_parallel == 0
+    dp = np.where(ok, gpus // np.maximum(model_parallel, 1), 1)
+    if space.get("dp") is not None:
+        ok &= np.isin(dp, np.asarray(_candidates(space["dp"], ()), dtype=np.int64))
+    ok &= pp <= model.layers
+    ok &= (v == 1) | ((pp > 1) & (model.layers % (pp * v) == 0))
+    ok &= model.heads % tp == 0
+    if model.mla is None:
+        kv = model.kv_heads
+        ok &= ((tp <= kv) & (kv % tp == 0)) | ((tp > kv) & (tp % kv == 0))
+    ok &= model.seq_len % cp == 0
+    if model.moe is None:
+        ok &= ep == 1
+    else:
+        ok &= (model.moe.experts % ep == 0) & ((dp * cp) % ep == 0)
+    ok &= global_batch % (mb * dp) == 0
+    out = {k: a[ok] for k, a in g.items()}
+    out["dp"] = dp[ok]
+    return out, size
+
+
+def layout_arrays(g: dict[str, np.ndarray], fixed: ParallelismSpec) -> Layout:
+    """The enumerated layouts as arrays; `fixed` gives the global batch and the workload-level switches."""
+    ones = np.ones(len(g["tp"]))
+    return Layout(
+        tp=g["tp"].astype(float),
+        pp=g["pp"].astype(float),
+        dp=g["dp"].astype(float),
+        cp=g["cp"].astype(float),
+        ep=g["ep"].astype(float),
+        virtual_stages=g["virtual_stages"].astype(float),
+        micro_batch=g["micro_batch"].astype(float),
+        global_batch=float(fixed.global_batch) * ones,
+        zero_stage=g["zero_stage"].astype(float),
+        recompute=g["recompute"].astype(float),
+        **{key: code * ones for key, code in workload_flags(fixed).items()},
+    )
+
+
+def evaluate_layouts(sc: Scenario, sh: ModelShape, lay: Layout) -> dict[str, np.ndarray]:
+    """Memory, step time, throughput, days and GPU-hours of every layout (the functions estimate uses)."""
+    c = sc.cluster
+    assert sc.model is not None and sc.tokens is not None
+    num = numerics_for(sc.precision, sc.optimizer)
+    hw = hardware_of(sc)
+    mem = memory_breakdown(sh, lay, num, hw)
+    br = step_breakdown(sh, lay, num, hw)
+    th = throughput(sh, lay, hw, br["step_s"])
+    steady_s = sc.tokens / (lay.global_batch * sc.model.seq_len) * br["step_s"]
+    total_s = steady_s / goodput_fraction(sc.goodput, float(c.gpus))
+    return {
+        "step_s": br["step_s"],
+        "per_gpu_gib": mem["per_gpu_bytes"] / GiB,
+        "fits": mem["fits"],
+        "tokens_per_s": th["tokens_per_s"],
+        "mfu": th["mfu"],
+        "days": total_s / DAY,
+        "gpu_hours": c.gpus * total_s / HOUR,
+    }
+
+
+def _cluster_cost(sc: Scenario) -> tuple[float | None, float | None]:
+    """(tco_usd, usd_per_gpu_hour) of a cluster, from the facility modules (None without economics)."""
+    if sc.economics is None:
+        return None, None
+    from planner.engine.api import facility_sections
+
+    cost = facility_sections(sc, None, None, [], {}).get("cost") or {}
+    return cost.get("tco_usd"), cost.get("usd_per_gpu_hour")
+
+
+def _gpu_label(gpu: GpuSpec) -> str:
+    return gpu.catalog_id or gpu.name
+
+
+def run_search(payload: Any) -> dict[str, Any]:
+    started = perf_counter()
+    sc = parse(payload, allow_search=True)
+    if sc.kind != "training" or sc.model is None or sc.tokens is None or sc.search is None:
+        raise SpecError.at("workload.kind", "search covers training layouts only")
+    opts = sc.search
+    space = opts.get("space", {})
+    max_layouts = opts.get("max_configs") or MAX_LAYOUTS_DEFAULT
+    gpus_list = [g for g in (opts.get("gpus") or [sc.cluster.gpu]) if g is not None]
+    nodes_list = opts.get("nodes") or [sc.cluster.nodes]
+    sh = shape_of(sc.model)
+    warnings: list[str] = []
+    chunks: list[dict[str, Any]] = []
+    evaluated = enumerated = 0
+    for gpu, nodes in itertools.product(gpus_list, nodes_list):
+        if gpu.peak_for(sc.precision) is None:
+            warnings.append(f"{gpu.name} skipped: no {sc.precision} peak")
+            continue
+        cluster = replace(sc.cluster, gpu=gpu, nodes=nodes)
+        csc = replace(sc, cluster=cluster)
+        grid, size = enumerate_layouts(
+            sc.model, space, cluster.gpus, sc.parallelism.global_batch, max_layouts
+        )
+        enumerated += size
+        n = len(grid["tp"])
+        if n == 0:
+            continue
+        evaluated += n
+        lay = layout_arrays(grid, sc.parallelism)
+        res = evaluate_layouts(csc, sh, lay)
+        tco_usd, usd_per_gpu_hour = _cluster_cost(csc)
+        chunks.append(
+            {
+                "gpu": gpu,
+                "nodes": nodes,
+                "gpus": cluster.gpus,
+                "grid": grid,
+                "res": res,
+                "tco_usd": tco_usd,
+                "usd_per_gpu_hour": usd_per_gpu_hour,
+            }
+        )
+    best, pareto, feasible = _rank(chunks, opts["objective"], opts["max_results"], sc)
+    if evaluated == 0:
+        warnings.append(
+            "no valid layout: check the fixed degrees against the GPU count, heads, layers and batch"
+        )
+    elif feasible == 0:
+        warnings.append(
+            "no layout fits in GPU memory: add GPUs, use a GPU with more memory, or shorten sequences"
+        )
+    return {
+        "evaluated": evaluated,
+        "enumerated": enumerated,
+        "feasible": feasible,
+        "elapsed_s": perf_counter() - started,
+        "objective": opts["objective"],
+        "cost_metric": "tco_usd" if sc.economics is not None else "gpu_hours",
+        "best": best,
+        "pareto": pareto,
+        "warnings": warnings,
+    }
+
+
+def _rank(
+    chunks: list[dict[str, Any]], objective: str, max_results: int, sc: Scenario
+) -> tuple[list, list, int]:
+    """Best layouts by the objective and the Pareto front of days vs cost, over the feasible layouts."""
+    rows: list[tuple[int, int]] = []  # (chunk index, layout index)
+    days, cost, run_cost = [], [], []
+    for ci, ch in enumerate(chunks):
+        fits = np.asarray(ch["res"]["fits"], dtype=bool)
+        idx = np.nonzero(fits)[0]
+        rows.extend((ci, int(i)) for i in idx)
+        d = ch["res"]["days"][idx]
+        gh = ch["res"]["gpu_hours"][idx]
+        days.append(d)
+        if ch["tco_usd"] is None:
+            cost.append(gh)
+            run_cost.append(gh)
+        else:
+            cost.append(np.full(len(idx), ch["tco_usd"]))
+            run_cost.append(gh * ch["usd_per_gpu_hour"])
+    if not rows:
+        return [], [], 0
+    days_a, cost_a, run_a = np.concatenate(days), np.concatenate(cost), np.concatenate(run_cost)
+    order = np.lexsort((run_a, days_a)) if objective == "min_time" else np.lexsort((days_a, run_a))
+    best = [_entry(chunks, rows[i], sc) for i in order[:max_results]]
+    by_time = np.lexsort((cost_a, days_a))
+    front: list[int] = []
+    lowest = np.inf
+    for i in by_time:
+        if cost_a[i] < lowest:
+            front.append(int(i))
+            lowest = cost_a[i]
+    pareto = [
+        {k: e[k] for k in ("config", "days", "tco_usd", "gpu_hours")}
+        for e in (_entry(chunks, rows[i], sc) for i in front[:PARETO_LIMIT])
+    ]
+    return best, pareto, len(rows)
+
+
+def _entry(chunks: list[dict[str, Any]], row: tuple[int, int], sc: Scenario) -> dict[str, Any]:
+    ch = chunks[row[0]]
+    i = row[1]
+    g, r = ch["grid"], ch["res"]
+    config = {
+        "gpu": _gpu_label(ch["gpu"]),
+        "nodes": ch["nodes"],
+        "gpus": ch["gpus"],
+        "tp": int(g["tp"][i]),
+        "pp": int(g["pp"][i]),
+        "dp": int(g["dp"][i]),
+        "cp": int(g["cp"][i]),
+        "ep": int(g["ep"][i]),
+        "virtual_stages": int(g["virtual_stages"][i]),
+        "micro_batch": int(g["micro_batch"][i]),
+        "zero_stage": int(g["zero_stage"][i]),
+        "recompute": RECOMPUTE_NAMES[int(g["recompute"][i])],
+        "sequence_parallel": sc.parallelism.sequence_parallel,
+        "flash_attention": sc.parallelism.flash_attention_input,
+        "dp_overlap": sc.parallelism.dp_overlap,
+    }
+    gpu_hours = float(r["gpu_hours"][i])
+    per_hour = ch["usd_per_gpu_hour"]
+    return {
+        "config": config,
+        "step_s": float(r["step_s"][i]),
+        "per_gpu_gib": float(r["per_gpu_gib"][i]),
+        "tokens_per_s": float(r["tokens_per_s"][i]),
+        "mfu": float(r["mfu"][i]),
+        "days": float(r["days"][i]),
+        "gpu_hours": gpu_hours,
+        "tco_usd": ch["tco_usd"],
+        "run_cost_usd": None if per_hour is None else gpu_hours * per_hour,
+    }
+
+
+__all__ = ["run_search", "enumerate_layouts", "evaluate_layouts", "layout_arrays"]

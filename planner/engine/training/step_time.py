@@ -1,0 +1,388 @@
+"""Time of one training step (one optimizer step of `global_batch` sequences), with its breakdown.
+
+The step of the slowest pipeline stage, built bottom-up (the same structure as Calculon, Isaev et al. SC'23,
+and Narayanan et al. 2021 §3):
+
+    step = m · t_microbatch                              (1F1B: every stage runs every micro-batch)
+         + (p - 1)/v · t_microbatch                      (pipeline bubble, Narayanan et al. 2021 §2.2, eq. 1-2)
+         + 2·v·m · t_p2p                                 (activation sends between stages, not overlapped)
+         + exposed data-parallel gradient traffic         (all-reduce or reduce-scatter overlapped with the last
+                                                          micro-batch's backward; ZeRO's parameter all-gather
+                                                          exposed; Megatron-LM / DeepSpeed / FSDP defaults.
+                                                          `dp_overlap` false: all of it exposed, as DeepSpeed's
+                                                          PipelineEngine reduces after the last backward)
+         + ZeRO-3 parameter gathers per micro-batch       (ZeRO §7: 1.5× the all-reduce volume, per micro-batch
+                                                          under gradient accumulation, prefetched behind compute)
+         + optimizer step                                 (memory-bound: every state byte read and written)
+
+    t_microbatch = layers_on_stage · t_layer (+ output layer and loss on the last stage)
+    t_layer = GEMMs (forward, 2× for backward, + recompute) at the efficiency of efficiency.py
+            + attention core (batched GEMMs, or FlashAttention v2 or v1: causal half, backward 2.5× forward)
+            + element-wise kernels at HBM bandwidth (norms, residual/dropout, activation, softmax, and the
+              rotary position embedding of Q and K)
+            + tensor-parallel collectives (Korthikanti et al. 2022 §4.2.2: with sequence parallelism 2
+              all-gathers + 2 reduce-scatters forward, the same plus 2 re-gathers backward; without, 2
+              all-reduces each way), expert all-to-all (dispatch + combine), context-parallel KV exchange
+              (overlapped with the attention core).
+
+Every function is elementwise over layout arrays (layout.py); `search` and `estimate` share it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from planner.engine.perf import comm, efficiency
+from planner.engine.perf.layout import FULL, SELECTIVE, Hardware, Layout, Numerics
+from planner.engine.training.memory import (
+    MASK_BYTES,
+    kv_share,
+    layers_first_stage,
+    layers_last_stage,
+    microbatches,
+    stage_params_per_gpu,
+)
+from planner.engine.transformer.flops import (
+    FLOP_PER_MAC,
+    attention_score_flop_per_token,
+    layer_matmul_flop_per_token,
+    logits_flop_per_token,
+    model_flop_per_token,
+)
+from planner.engine.transformer.shape import ModelShape
+
+#: Backward GEMMs = 2 × forward (input gradient and weight gradient).
+BACKWARD_GEMM_FACTOR = 2.0
+#: Backward element-wise traffic ≈ 2 × forward (reads the saved input and the output gradient, writes the
+#: input gradient; Korthikanti et al. 2022 §4 counts the same tensors).
+BACKWARD_ELEMENTWISE_FACTOR = 2.0
+#: Backward of rotary position embedding = the inverse rotation of the output gradient: one read and one write,
+#: the same traffic as the forward (Megatron-Core fused RoPE kernels, core.fusions.fused_mla_yarn_rope_apply:
+#: forward "reads ... writes back", backward "inverse RoPE inplace": read, write).
+ROPE_BACKWARD_FACTOR = 1.0
+#: Causal FlashAttention skips the masked upper triangle: half the score FLOPs are executed
+#: (FlashAttention-2, arXiv:2307.08691 §3.1.1).
+CAUSAL_EXECUTED_FRACTION = 0.5
+#: FlashAttention backward = 5 matmuls vs 2 forward (recomputes QKᵀ): 2.5× (FlashAttention-2 §3.1.2).
+FLASH_BACKWARD_FACTOR = 2.5
+#: Bytes per logit of the fp32 softmax cross-entropy, forward + backward (read, exp, write, gradient).
+LOSS_BYTES_PER_LOGIT = 16.0
+
+
+def _gemm_s(flop: Any, m: Any, n: Any, k: Any, hw: Hardware) -> Any:
+    """Time of `flop` FLOPs of an m×n×k GEMM on one GPU."""
+    return flop / (hw.peak_flop_per_s * efficiency.gemm_efficiency(m, n, k, hw.matmul_ceiling))
+
+
+def _layer_gemm_forward_s(sh: ModelShape, lay: Layout, hw: Hardware, tokens: Any) -> Any:
+    """Forward time of one average layer's weight GEMMs for one micro-batch on one GPU."""
+    t = lay.tp
+    h = sh.hidden
+    out_params = sh.heads * sh.v_head_dim * h
+    qkv_params = sh.attention_matmul_params - out_params
+    attention = _gemm_s(
+        FLOP_PER_MAC * tokens * qkv_params / t, tokens, qkv_params / (h * t), h, hw
+    ) + _gemm_s(FLOP_PER_MAC * tokens * out_params / t, tokens, h, sh.heads * sh.v_head_dim / t, hw)
+    mats_in = 2.0 if sh.gated_ffn else 1.0
+    dense = _ffn_s(tokens, tokens, h, sh.ffn_width, mats_in, t, hw)
+    if not sh.moe_layers:
+        return attention + dense
+    routed_tokens = tokens * sh.top_k * lay.ep / sh.experts  # rows of each local expert's GEMM (balanced)
+    moe = sh.top_k * _ffn_s(tokens, routed_tokens, h, sh.expert_ffn_width, mats_in, t, hw) + _gemm_s(
+        FLOP_PER_MAC * tokens * sh.router_matmul_params, tokens, sh.experts, h, hw
+    )
+    if sh.shared_experts:
+        moe = moe + sh.shared_experts * _ffn_s(tokens, tokens, h, sh.expert_ffn_width, mats_in, t, hw)
+    moe_share = sh.moe_layers / sh.layers
+    return attention + (1.0 - moe_share) * dense + moe_share * moe
+
+
+def _ffn_s(tokens: Any, gemm_m: Any, h: float, f: float, mats_in: float, t: Any, hw: Hardware) -> Any:
+    """One FFN (or expert) for `tokens` tokens processed in GEMMs of `gemm_m` rows: up (and gate), down."""
+    up = _gemm_s(FLOP_PER_MAC * tokens * mats_in * h * f / t, gemm_m, mats_in * f / t, h, hw)
+    down = _gemm_s(FLOP_PER_MAC * tokens * h * f / t, gemm_m, h, f / t, hw)
+    return up + down
+
+
+def _attention_core_forward_s(sh: ModelShape, lay: Layout, hw: Hardware, tokens: Any) -> Any:
+    """Forward time of QKᵀ and attention·V: FlashAttention v2 or v1 (causal half) or two batched GEMMs."""
+    flop = tokens * attention_score_flop_per_token(sh) / lay.tp
+    flash_efficiency = efficiency.flash_attention_efficiency(hw.matmul_ceiling, lay.flash_attention)
+    flash = CAUSAL_EXECUTED_FRACTION * flop / (hw.peak_flop_per_s * flash_efficiency)
+    queries = sh.seq_len / lay.cp
+    share_qk = sh.qk_head_dim / (sh.qk_head_dim + sh.v_head_dim)
+    batched = _gemm_s(flop * share_qk, queries, sh.seq_len, sh.qk_head_dim, hw) + _gemm_s(
+        flop * (1.0 - share_qk), queries, sh.v_head_dim, sh.seq_len, hw
+    )
+    return np.where(lay.flash_attention > 0, flash, batched)
+
+
+def _elementwise_forward_bytes_per_token(sh: ModelShape, lay: Layout, num: Numerics) -> tuple[Any, Any]:
+    """(layer traffic without the score softmax, score softmax traffic) in HBM bytes per token, forward.
+
+    Norms: 2 × (read + write a·h); residual add with dropout: 2 × (read x, read residual, write, mask);
+    activation: read + write per FFN value (SwiGLU reads two); fused scale-mask-softmax and attention dropout:
+    read + write + read + write + mask per score (4a + 1). Sequence parallelism divides the norm and residual
+    traffic by t; without it every TP rank repeats them (Korthikanti §4.2.2)."""
+    a, h = num.activation_bytes, sh.hidden
+    replicated_factor = np.where(lay.sequence_parallel > 0, 1.0 / lay.tp, 1.0)
+    norms_residual = (2.0 * 2.0 * a * h + 2.0 * (3.0 * a + MASK_BYTES) * h) * replicated_factor
+    act_values = 3.0 if sh.gated_ffn else 2.0
+    dense_act = act_values * a * sh.ffn_width
+    moe_act = (sh.top_k + sh.shared_experts) * act_values * a * sh.expert_ffn_width
+    act = (sh.dense_layers * dense_act + sh.moe_layers * moe_act) / sh.layers / lay.tp
+    scores = np.where(lay.flash_attention > 0, 0.0, sh.heads * sh.seq_len * (4.0 * a + MASK_BYTES) / lay.tp)
+    return norms_residual + act, scores
+
+
+def _rope_forward_bytes_per_token(sh: ModelShape, lay: Layout, num: Numerics) -> Any:
+    """HBM bytes per token of rotary position embedding, forward: read and write every rotated Q and K value.
+
+    RoPE (Su et al. 2021, RoFormer arXiv:2104.09864 §3.4.2 eq. 34) is an element-wise product with cos and sin
+    of each position: memory-bound. A fused kernel (Megatron-Core `apply_rope_fusion`, Transformer Engine) reads
+    each value once and writes it once; the cos/sin table is shared by the batch and heads (not counted). Q comes
+    out of the column-parallel QKV projection, 1/t per TP rank; K as the KV heads are split (a head is never
+    split: kv_share), and MLA's one shared rope key is computed whole on every rank (DeepSeek-V2 §2.1.3)."""
+    k_share = 1.0 if sh.rotary_k_shared else kv_share(sh, lay.tp)
+    return 2.0 * num.activation_bytes * (sh.rotary_q_width / lay.tp + sh.rotary_k_width * k_share)
+
+
+def _hbm_s(size_bytes: Any, hw: Hardware) -> Any:
+    return size_bytes / (hw.hbm_bandwidth_bytes_per_s * efficiency.HBM_EFFICIENCY)
+
+
+def _tp_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
+    """Tensor-parallel collectives of one layer, forward + backward (+ recompute), in units of one all-gather
+    of the micro-batch's activations (an all-reduce is two): SP 4 + 6, no SP 4 + 4, full recompute + 4."""
+    size = tokens * sh.hidden * num.activation_bytes
+    bw = comm.group_bandwidth_bytes_per_s(
+        lay.tp, 1.0, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
+    )
+    lat = comm.group_step_latency_s(lay.tp, 1.0, hw.gpus_per_node, hw.scaleout_latency_s)
+    one = comm.all_gather_s(size, lay.tp, bw, lat)
+    units = np.where(lay.sequence_parallel > 0, 10.0, 8.0) + np.where(lay.recompute == FULL, 4.0, 0.0)
+    return units * one
+
+
+def _ep_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
+    """Expert all-to-all, averaged over layers: dispatch + combine forward and backward (+ forward again with
+    full recompute) of top_k copies of each token (Lepikhin et al. 2020 GShard, arXiv:2006.16668 §2.2)."""
+    if not sh.moe_layers:
+        return 0.0 * lay.tp
+    size = tokens * sh.top_k * sh.hidden * num.activation_bytes / lay.tp
+    stride = lay.tp * lay.cp
+    bw = comm.group_bandwidth_bytes_per_s(
+        lay.ep,
+        stride,
+        hw.gpus_per_node,
+        hw.scaleup_bytes_per_s,
+        hw.scaleout_bytes_per_s,
+        hw.scaleout_efficiency,
+    )
+    lat = comm.group_step_latency_s(lay.ep, stride, hw.gpus_per_node, hw.scaleout_latency_s)
+    passes = 4.0 + np.where(lay.recompute == FULL, 2.0, 0.0)
+    return passes * comm.all_to_all_s(size, lay.ep, bw, lat) * sh.moe_layers / sh.layers
+
+
+def _cp_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
+    """Context parallelism (ring attention, Liu et al. 2023 arXiv:2310.01889; Megatron-Core CP): every rank
+    receives the other ranks' K and V in the forward, K, V and their gradients in the backward."""
+    kv_bytes = tokens * (sh.k_width + sh.v_width) * num.activation_bytes / lay.tp * lay.cp
+    stride = lay.tp
+    bw = comm.group_bandwidth_bytes_per_s(
+        lay.cp,
+        stride,
+        hw.gpus_per_node,
+        hw.scaleup_bytes_per_s,
+        hw.scaleout_bytes_per_s,
+        hw.scaleout_efficiency,
+    )
+    lat = comm.group_step_latency_s(lay.cp, stride, hw.gpus_per_node, hw.scaleout_latency_s)
+    passes = 3.0 + np.where(lay.recompute == FULL, 1.0, 0.0)
+    return passes * comm.all_gather_s(kv_bytes, lay.cp, bw, lat)
+
+
+def _layer_times(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> dict[str, Any]:
+    """Per-layer, per-micro-batch times on one GPU, by category."""
+    tokens = lay.micro_batch * sh.seq_len / lay.cp
+    gemm_fwd = _layer_gemm_forward_s(sh, lay, hw, tokens)
+    core_fwd = _attention_core_forward_s(sh, lay, hw, tokens)
+    core_bwd = core_fwd * np.where(lay.flash_attention > 0, FLASH_BACKWARD_FACTOR, BACKWARD_GEMM_FACTOR)
+    layer_bytes, score_bytes = _elementwise_forward_bytes_per_token(sh, lay, num)
+    ew_fwd = _hbm_s(tokens * layer_bytes, hw)
+    score_fwd = _hbm_s(tokens * score_bytes, hw)
+    rope_fwd = _hbm_s(tokens * _rope_forward_bytes_per_token(sh, lay, num), hw)
+    compute = (1.0 + BACKWARD_GEMM_FACTOR) * gemm_fwd + core_fwd + core_bwd
+    compute = compute + (1.0 + BACKWARD_ELEMENTWISE_FACTOR) * (ew_fwd + score_fwd)
+    compute = compute + (1.0 + ROPE_BACKWARD_FACTOR) * rope_fwd
+    recompute = np.where(
+        lay.recompute == FULL,
+        gemm_fwd + core_fwd + ew_fwd + score_fwd + rope_fwd,
+        np.where(lay.recompute == SELECTIVE, core_fwd + score_fwd, 0.0),
+    )
+    cp_raw = _cp_comm_per_layer_s(sh, lay, num, hw, tokens)
+    return {
+        "compute": compute,
+        "recompute": recompute,
+        "tp_comm": _tp_comm_per_layer_s(sh, lay, num, hw, tokens),
+        "ep_comm": _ep_comm_per_layer_s(sh, lay, num, hw, tokens),
+        "cp_comm": np.maximum(cp_raw - (core_fwd + core_bwd), 0.0),  # overlapped with the attention core
+        "backward": BACKWARD_GEMM_FACTOR * gemm_fwd
+        + core_bwd
+        + BACKWARD_ELEMENTWISE_FACTOR * (ew_fwd + score_fwd)
+        + ROPE_BACKWARD_FACTOR * rope_fwd,
+    }
+
+
+def _output_layer_s(sh: ModelShape, lay: Layout, hw: Hardware) -> Any:
+    """Output projection (forward + backward) and the fp32 cross-entropy, per micro-batch, on the last stage."""
+    tokens = lay.micro_batch * sh.seq_len / lay.cp
+    flop = tokens * logits_flop_per_token(sh) / lay.tp
+    gemm = (1.0 + BACKWARD_GEMM_FACTOR) * _gemm_s(flop, tokens, sh.vocab / lay.tp, sh.hidden, hw)
+    return gemm + _hbm_s(tokens * LOSS_BYTES_PER_LOGIT * sh.vocab / lay.tp, hw)
+
+
+def _dp_comm_s(
+    sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, backward_window_s: Any
+) -> tuple[Any, Any]:
+    """(exposed data-parallel gradient/parameter traffic, ZeRO-3 per-micro-batch gathers) per step.
+
+    With `lay.dp_overlap` 0 no part of the gradient reduction hides behind the backward: DeepSpeed's
+    PipelineEngine (GPT-NeoX whenever pipe-parallel-size >= 1) turns off the backward-hook all-reduce
+    (`enable_backward_allreduce = False`) and runs ReduceGrads after the last micro-batch's backward
+    (deepspeed/runtime/pipe/schedule.py TrainSchedule.steps; engine.py `_exec_reduce_grads`)."""
+    window_s = np.where(lay.dp_overlap > 0, backward_window_s, 0.0)
+    dense_first, expert_first = stage_params_per_gpu(sh, lay, True)
+    dense_last, expert_last = stage_params_per_gpu(sh, lay, False)
+    dense = np.maximum(dense_first, dense_last)
+    expert = np.maximum(expert_first, expert_last)
+    total = 0.0
+    zero3 = 0.0
+    groups = [(dense, lay.dp * lay.cp, lay.tp)]
+    if sh.moe_layers:  # a dense model launches no expert-group collectives (not even their latency)
+        groups.append((expert, np.maximum(lay.dp * lay.cp / lay.ep, 1.0), lay.tp * lay.cp * lay.ep))
+    for params, n, stride in groups:
+        bw = comm.group_bandwidth_bytes_per_s(
+            n,
+            stride,
+            hw.gpus_per_node,
+            hw.scaleup_bytes_per_s,
+            hw.scaleout_bytes_per_s,
+            hw.scaleout_efficiency,
+        )
+        lat = comm.group_step_latency_s(n, stride, hw.gpus_per_node, hw.scaleout_latency_s)
+        grads = comm.reduce_scatter_s(params * num.grad_bytes, n, bw, lat)
+        gather = comm.all_gather_s(params * num.weight_bytes, n, bw, lat)
+        # ZeRO 0: all-reduce (= RS + AG) overlapped with the last backward; ZeRO 1-2: RS overlapped, the
+        # parameter all-gather after the optimizer exposed; ZeRO 3: gathers and RS every micro-batch.
+        overlapped = np.where(lay.zero_stage == 0, grads + gather, np.where(lay.zero_stage < 3, grads, 0.0))
+        exposed = np.where((lay.zero_stage >= 1) & (lay.zero_stage < 3), gather, 0.0)
+        total = total + np.maximum(overlapped - window_s, 0.0) + exposed
+        zero3 = zero3 + np.where(lay.zero_stage >= 3, microbatches(lay) * (2.0 * gather + grads), 0.0)
+    return total, zero3
+
+
+def _optimizer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> Any:
+    """Memory-bound optimizer step on the most loaded stage's (ZeRO-sharded) parameters."""
+    dense_first, expert_first = stage_params_per_gpu(sh, lay, True)
+    dense_last, expert_last = stage_params_per_gpu(sh, lay, False)
+    dp_group = lay.dp * lay.cp
+    dense_shard = np.where(lay.zero_stage >= 1, dp_group, 1.0)
+    expert_shard = np.where(lay.zero_stage >= 1, np.maximum(dp_group / lay.ep, 1.0), 1.0)
+    params = np.maximum(
+        dense_first / dense_shard + expert_first / expert_shard,
+        dense_last / dense_shard + expert_last / expert_shard,
+    )
+    return _hbm_s(params * num.optimizer_touched_bytes, hw)
+
+
+def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> dict[str, Any]:
+    """Step time and its parts (seconds) for the slowest stage; every key of the output `breakdown_s`."""
+    per_layer = _layer_times(sh, lay, num, hw)
+    first_layers = layers_first_stage(sh, lay)
+    last_layers = layers_last_stage(sh, lay)
+    layer_total = (
+        per_layer["compute"]
+        + per_layer["recompute"]
+        + per_layer["tp_comm"]
+        + per_layer["ep_comm"]
+        + per_layer["cp_comm"]
+    )
+    output = _output_layer_s(sh, lay, hw)
+    first_mb = first_layers * layer_total + np.where(lay.pp == 1, output, 0.0)
+    last_mb = last_layers * layer_total + output
+    last_slower = last_mb > first_mb
+    layers = np.where(last_slower, last_layers, first_layers)
+    extra = np.where(last_slower | (lay.pp == 1), output, 0.0)
+    t_mb = layers * layer_total + extra
+    m = microbatches(lay)
+    p, v = lay.pp, lay.virtual_stages
+    bubble = (p - 1.0) / v * t_mb
+    pp_bytes = lay.micro_batch * sh.seq_len / lay.cp * sh.hidden * num.activation_bytes / lay.tp
+    pp_stride = lay.tp * lay.cp * lay.dp
+    pp_bw = comm.group_bandwidth_bytes_per_s(
+        2.0,
+        pp_stride,
+        hw.gpus_per_node,
+        hw.scaleup_bytes_per_s,
+        hw.scaleout_bytes_per_s,
+        hw.scaleout_efficiency,
+    )
+    pp_lat = comm.group_step_latency_s(2.0, pp_stride, hw.gpus_per_node, hw.scaleout_latency_s)
+    pp_p2p = np.where(p > 1, 2.0 * v * m * comm.p2p_s(pp_bytes, pp_bw, pp_lat), 0.0)
+    backward_window = layers * per_layer["backward"]
+    dp_exposed, zero3 = _dp_comm_s(sh, lay, num, hw, backward_window)
+    # FSDP/ZeRO-3 prefetch hides the per-micro-batch gathers behind the layers' compute.
+    zero3_exposed = np.maximum(zero3 - m * layers * per_layer["compute"], 0.0)
+    optimizer = _optimizer_s(sh, lay, num, hw)
+    parts = {
+        "compute": m * (layers * per_layer["compute"] + extra),
+        "recompute": m * layers * per_layer["recompute"],
+        "tp_comm": m * layers * per_layer["tp_comm"],
+        "cp_comm": m * layers * per_layer["cp_comm"],
+        "ep_comm": m * layers * per_layer["ep_comm"],
+        "pp_bubble": bubble,
+        "pp_p2p": pp_p2p,
+        "dp_comm": dp_exposed,
+        "zero_comm": zero3_exposed,
+        "optimizer": optimizer,
+    }
+    step = (
+        parts["compute"]
+        + parts["recompute"]
+        + parts["tp_comm"]
+        + parts["cp_comm"]
+        + parts["ep_comm"]
+        + bubble
+        + pp_p2p
+        + dp_exposed
+        + zero3_exposed
+        + optimizer
+    )
+    return {"step_s": step, "parts": parts, "cross_node_tp": lay.tp > hw.gpus_per_node}
+
+
+def recompute_flop_per_token(sh: ModelShape, recompute: Any) -> Any:
+    """Extra forward FLOPs of recomputation per token, elementwise over recompute codes (flops.py)."""
+    score = sh.layers * attention_score_flop_per_token(sh)
+    full = sh.layers * layer_matmul_flop_per_token(sh) + score
+    return np.where(recompute == FULL, full, np.where(recompute == SELECTIVE, score, 0.0))
+
+
+def throughput(sh: ModelShape, lay: Layout, hw: Hardware, step_s: Any) -> dict[str, Any]:
+    """Tokens per second, MFU, HFU and per-GPU FLOP/s from a step time."""
+    gpus = lay.tp * lay.pp * lay.dp * lay.cp
+    tokens_per_s = lay.global_batch * sh.seq_len / step_s
+    model_flop = model_flop_per_token(sh)
+    model_per_gpu = tokens_per_s * model_flop / gpus
+    hardware_per_gpu = tokens_per_s * (model_flop + recompute_flop_per_token(sh, lay.recompute)) / gpus
+    return {
+        "gpus": gpus,
+        "tokens_per_s": tokens_per_s,
+        "model_flop_per_s_per_gpu": model_per_gpu,
+        "hardware_flop_per_s_per_gpu": hardware_per_gpu,
+        "mfu": model_per_gpu / hw.peak_flop_per_s,
+        "hfu": hardware_per_gpu / hw.peak_flop_per_s,
+    }
