@@ -1,0 +1,120 @@
+"""Fit the serving model's few free constants ONCE on the whole calibration group (never per case, never on the
+hold-out group), and the leave-one-out errors that give every serving result its range.
+
+`python -m planner.engine.serving.calibrate` prints the fit; the fitted values are then written by hand into
+efficiency.py (with the published range each must stay in) and tests/engine/test_serving_validation.py checks that
+they still minimise the loss on the shipped cases.
+
+Loss: the mean over calibration cases of min(|ln(engine / published)|, CLIP)², throughput and latency cases
+weighted equally (clipping keeps a saturated latency, which can be 50x off, from deciding the fit alone).
+Search: coordinate descent over a grid per constant inside its published range, a few sweeps.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from planner.engine.serving import efficiency as eff
+from planner.engine.serving.validation import CASES_PATH, MEASUREMENTS_PATH, ServingCase, _rows, evaluate_cases
+
+CLIP = 1.5
+#: constant -> (low, high, grid points) inside the published range quoted in efficiency.py.
+SEARCH_SPACE: dict[str, tuple[float, float, int]] = {
+    "WEIGHT_STREAM_HBM_FRACTION": (0.45, 0.95, 11),
+    "GEMM_PEAK_FRACTION.fp8": (0.38, 0.78, 11),
+    "GEMM_PEAK_FRACTION.fp4": (0.15, 0.70, 12),
+    "STEP_OVERHEAD_S": (0.0, 6e-3, 13),
+    "EAGER_STEP_OVERHEAD_S": (0.0, 15e-3, 16),
+    "STEP_OVERHEAD_PER_REQUEST_S": (0.0, 20e-6, 11),
+    "EXPERT_LOAD_IMBALANCE": (1.0, 2.5, 11),
+    "ROOFLINE_EXPOSED_FRACTION": (0.0, 1.0, 11),
+}
+
+
+def get(name: str) -> float:
+    if "." in name:
+        table, key = name.split(".")
+        return float(getattr(eff, table)[key])
+    return float(getattr(eff, name))
+
+
+def _set(name: str, value: float) -> None:
+    if "." in name:
+        table, key = name.split(".")
+        getattr(eff, table)[key] = value
+    else:
+        setattr(eff, name, value)
+
+
+@contextmanager
+def constants(values: dict[str, float]) -> Iterator[None]:
+    """Temporarily set efficiency constants (restored afterwards)."""
+    old = {k: get(k) for k in values}
+    try:
+        for k, v in values.items():
+            _set(k, v)
+        yield
+    finally:
+        for k, v in old.items():
+            _set(k, v)
+
+
+def calibration_rows() -> list[dict[str, str]]:
+    groups = {r["id"]: r["group"] for r in _rows(MEASUREMENTS_PATH)}
+    return [c for c in _rows(CASES_PATH) if groups[c["id"]] == "calibration"]
+
+
+def case_loss(c: ServingCase) -> float:
+    if c.engine <= 0 or not math.isfinite(c.engine):
+        return CLIP**2
+    return min(abs(math.log(c.engine / c.published)), CLIP) ** 2
+
+
+def loss(cases: tuple[ServingCase, ...], exclude: str | None = None) -> float:
+    kinds: dict[str, list[float]] = {"throughput": [], "latency": []}
+    for c in cases:
+        if c.id != exclude:
+            kinds[c.kind].append(case_loss(c))
+    return sum(sum(v) / len(v) for v in kinds.values() if v)
+
+
+def _grid(name: str) -> list[float]:
+    low, high, n = SEARCH_SPACE[name]
+    return [low + (high - low) * i / (n - 1) for i in range(n)]
+
+
+def fit(sweeps: int = 3, out: TextIO | None = None) -> dict[str, float]:
+    """Coordinate descent from the current constants (module docstring)."""
+    rows = calibration_rows()
+    best = {k: get(k) for k in SEARCH_SPACE}
+    with constants(best):
+        best_loss = loss(evaluate_cases(rows))
+    for sweep in range(sweeps):
+        for name in SEARCH_SPACE:
+            for value in _grid(name):
+                trial = {**best, name: value}
+                with constants(trial):
+                    trial_loss = loss(evaluate_cases(rows))
+                if trial_loss < best_loss - 1e-12:
+                    best, best_loss = trial, trial_loss
+            if out:
+                print(f"sweep {sweep + 1} {name:28} -> {best[name]:.4g}  loss {best_loss:.5f}", file=out)
+    return best
+
+
+def main(out: TextIO = sys.stdout) -> int:
+    best = fit(out=out)
+    for k, v in best.items():
+        print(f"{k} = {v:.4g}", file=out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+

@@ -1,0 +1,203 @@
+"""Inference's own achieved rates: fractions of the datasheet HBM bandwidth and tensor peaks that serving kernels
+reach, the per-step fixed cost of a serving engine, and the defaults of the engines themselves.
+
+None of these is borrowed from the training calibration (planner/engine/efficiency.py). Each is either a published
+measurement (source next to it) or one of the few constants fitted ONCE on the whole serving calibration group
+(planner/engine/serving/calibrate.py; `python -m planner.engine validate` prints the fit and its errors). The fitted
+ones say so in their source and stay inside the published range given beside them.
+
+Sources (copied from the research notes that came with issue 14, with the figures quoted there):
+* DeepGEMM (deepseek-ai/DeepGEMM README @ 55ab91f7, H800 SXM5: 3.35 TB/s, 1,979 dense FP8 TFLOPS): FP8 GEMMs with
+  M = 64 tokens stream weights at 1,688-2,668 GB/s (0.50-0.80 of spec HBM); M = 4,096 reaches 751-1,426 TFLOPS
+  (0.38-0.72 of FP8 peak), "up to 1550 TFLOPS" (0.78) after the 2025-04 kernels; grouped GEMMs for MoE decode
+  (masked layout, 4 groups x 256 tokens) stream at 2,047-2,064 GB/s (0.61), contiguous grouped prefill GEMMs run
+  at 1,214-1,346 TFLOPS (0.61-0.68).
+* FlashMLA (deepseek-ai/FlashMLA README @ 414a2f3e): the MLA decode kernel reaches "up to 3000 GB/s" on H800
+  (0.90 of spec) when memory-bound and 580-660 TFLOPS BF16 (0.59-0.67 of 989) when compute-bound.
+* DeepEP (deepseek-ai/DeepEP README @ ebfe47e4, dd758caf): all-to-all dispatch/combine at 153-158 GB/s over
+  H800 NVLink (of ~160 GB/s), 726-740 GB/s on SM100 NVLink, 43-47 GB/s per GPU over 400 Gb/s RDMA (0.9 of line).
+* Mooncake transfer engine (kvcache-ai/Mooncake docs @ 3b5a5941): vLLM P/D KV transfer at 142 GB/s = 71% of
+  8 x 200 Gb/s RoCE.
+* vLLM engine defaults: KV block 16 tokens; gpu_memory_utilization 0.9; V1 OpenAI server on GPUs with >= 70 GiB
+  (not A100): max_num_seqs 1024, max_num_batched_tokens 8192, otherwise 256 and 2048
+  (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# --- measured fractions (sourced) ------------------------------------------------------------------------------
+
+#: Achieved fraction of spec HBM bandwidth when attention reads the KV cache in decode: FlashMLA "up to 3000
+#: GB/s" of 3.35 TB/s on H800 (memory-bound configuration).
+KV_READ_HBM_FRACTION = 0.90
+#: Achieved fraction of spec HBM bandwidth when routed experts' weights stream in a grouped GEMM at decode sizes:
+#: DeepGEMM masked layout, 4 groups x 256 tokens, 2,047-2,064 GB/s of 3.35 TB/s.
+GROUPED_GEMM_HBM_FRACTION = 0.61
+#: Attention compute at its own precision, fraction of the dense peak of that precision: FlashMLA's
+#: compute-bound decode 580-660 of 989 BF16 TFLOPS (midpoint); FlashAttention-3 reports 740 of 989 (75%) for
+#: BF16 forward on H100 (arXiv:2407.08608 abstract), the upper end of the same range.
+ATTENTION_PEAK_FRACTION = 0.63
+#: Elementwise kernels (norms, residual adds, rotary, activation, sampling) stream activations at this fraction of
+#: spec HBM bandwidth: the midpoint of DeepGEMM's M = 64 weight-streaming range (0.50-0.80).
+ELEMENTWISE_HBM_FRACTION = 0.65
+#: Values read or written per token and layer by the elementwise kernels, in units of the hidden size (two
+#: RMSNorms: read + write h each = 4h; two residual adds: read 2h, write h each = 6h; rotary on Q and K about 2h)
+#: plus 3 per FFN column (SwiGLU reads gate and up, writes the product). Counted from the kernel sequence of a
+#: Llama-style layer; fused kernels (TensorRT-LLM fuses norm and residual) read less, so this is an upper count.
+ELEMENTWISE_HIDDEN_VALUES = 12.0
+ELEMENTWISE_FFN_VALUES = 3.0
+#: All-to-all (expert dispatch/combine) and all-reduce over the scale-up link: achieved fraction of one direction's
+#: bandwidth. DeepEP: 153-158 of ~160 GB/s on H800 NVLink, 726-740 of 900 on SM100.
+SCALEUP_FRACTION = 0.82
+#: Over the scale-out NIC (RDMA), DeepEP internode: 43-47 of ~50 GB/s per 400 Gb/s CX7.
+SCALEOUT_FRACTION = 0.90
+#: Per-collective latency on NVLink for the small messages of decode (a one-shot all-reduce of a few hundred KB):
+#: NCCL small-message all-reduce on 8 NVLink GPUs takes ~15-25 µs (nccl-tests, also in comm.py); the serving
+#: engines' custom one-shot all-reduce kernels (vLLM custom_all_reduce, TensorRT-LLM) stay in that range.
+SCALEUP_COLLECTIVE_LATENCY_S = 10e-6
+#: The same over PCIe through the host (cards without NVLink): NCCL over PCIe x16 needs several host round trips;
+#: planning figure 3x the NVLink one (not sourced; the L40S hold-out case reads it, never tunes it).
+PCIE_COLLECTIVE_LATENCY_S = 30e-6
+#: Per-layer latency of one expert dispatch + combine over RDMA (DeepEP low-latency kernels, EP 8-256, 128 tokens:
+#: dispatch 163-194 µs, combine 318-369 µs; midpoints summed).
+RDMA_DISPATCH_COMBINE_LATENCY_S = 520e-6
+#: KV cache transfer between a prefill and a decode pool: achieved fraction of the fabric's line rate (Mooncake +
+#: vLLM P/D: 142.25 GB/s of 200 GB/s, 71%).
+KV_TRANSFER_FRACTION = 0.71
+
+# --- fitted once on the serving calibration group (calibrate.py) ----------------------------------------------
+
+#: Achieved fraction of spec HBM bandwidth when dense GEMMs stream their weights at decode sizes. Published range:
+#: DeepGEMM M = 64-128, 0.45-0.80. Fitted.
+WEIGHT_STREAM_HBM_FRACTION = 0.75
+#: Achieved fraction of the dense tensor peak of a GEMM at prefill sizes, by compute precision, on an H100-class
+#: matmul ceiling (layout.matmul_ceiling_ratio scales it per GPU). Published range for FP8: DeepGEMM M = 4,096,
+#: 0.38-0.72 (0.78 best). 16-bit and INT8 GEMMs take FP8's fraction of their own peak: the calibration set has no
+#: 16-bit NVIDIA case to fit one on, and the measured BF16 ceiling (H100 792/989 = 0.80, ml-engineering MAMF
+#: table) sits as far above it as DeepGEMM's best FP8 does. FP4: no measured FP4 GEMM figure was found; fitted on
+#: the NVFP4 calibration cases. Fitted.
+GEMM_PEAK_FRACTION: dict[str, float] = {"fp8": 0.54, "fp4": 0.40}
+#: Share of the shorter of a kernel's memory and compute times that is not hidden behind the longer one. The ideal
+#: roofline hides all of it (0). DeepGEMM's H800 FP8 GEMMs at M = 128 (N x K = 7168 x 2048: 4.4 µs to stream the
+#: weights, 1.9 µs of math) run at 0.45-0.78 of HBM bandwidth, i.e. 5.6-9.8 µs, about the sum of the two (1).
+#: Fitted.
+ROOFLINE_EXPOSED_FRACTION = 0.5
+#: The busiest GPU's expert load over the mean under expert parallelism: every GPU waits for it at each MoE
+#: layer (and its all-to-all). Published range: SGLang's expert-parallel load balancer (EPLB) made DeepSeek-V3
+#: 1.49x faster in prefill and 2.54x in decode at large EP (lmsys blog 2025-05-05), so imbalance without it is
+#: 1.5-2.5x and with it nearer 1. Fitted.
+EXPERT_LOAD_IMBALANCE = 2.2
+#: Fixed cost of one engine step (scheduling, input preparation, sampling, kernel launches not in a CUDA graph).
+#: No direct per-step figure was found for vLLM V1 or SGLang; vLLM's v0.6 profile (2024-09-05 blog) shows CPU
+#: work was 62% of wall time before async scheduling. Fitted.
+STEP_OVERHEAD_S = 6.0e-3
+#: Extra fixed cost of a step that carries prompt chunks: decode-only steps replay a captured CUDA graph, mixed
+#: steps launch every kernel (about a dozen per layer at ~5 µs each, so a few ms for an 80-layer model). SGLang's
+#: overlap scheduler hid 6.1 ms per step of DeepSeek-V3 decode on 16 H200 (51.0 -> 60.4 tok/s per rank at 2
+#: requests, lmsys blog 2025-07-17), the order of the whole CPU cost. Fitted.
+EAGER_STEP_OVERHEAD_S = 3.0e-3
+#: The part of a step's CPU work that grows with the running requests (input preparation, sampling, output
+#: processing per sequence). vLLM's v0.6 profile (2024-09-05 blog) found scheduling and input preparation 29% and
+#: the API server 33% of wall time on Llama-3-8B, falling 2.7x with batched, asynchronous processing; no per-request
+#: figure is published. Fitted.
+STEP_OVERHEAD_PER_REQUEST_S = 4.0e-6
+
+# --- serving engine defaults (sourced) -------------------------------------------------------------------------
+
+#: vLLM: paged KV cache block of 16 tokens when unset (vllm/platforms, PR #11259: CUDA kernels support <= 32).
+KV_BLOCK_TOKENS_DEFAULT = 16
+#: vLLM gpu_memory_utilization default 0.9 (TensorRT-LLM kv_cache_free_gpu_mem_fraction also 0.9).
+GPU_MEMORY_UTILIZATION_DEFAULT = 0.90
+#: vLLM V1 OpenAI-server defaults by GPU memory (EngineArgs.get_batch_defaults).
+LARGE_GPU_GIB = 70.0
+MAX_RUNNING_REQUESTS_LARGE_GPU = 1024
+MAX_BATCHED_TOKENS_LARGE_GPU = 8192
+MAX_RUNNING_REQUESTS_SMALL_GPU = 256
+MAX_BATCHED_TOKENS_SMALL_GPU = 2048
+
+
+def engine_defaults(hbm_gib: float, gpu_name: str) -> tuple[int, int]:
+    """(max running requests, max batched tokens per step) a vLLM V1 server starts with on this GPU."""
+    large = hbm_gib >= LARGE_GPU_GIB and "a100" not in gpu_name.lower()
+    if large:
+        return MAX_RUNNING_REQUESTS_LARGE_GPU, MAX_BATCHED_TOKENS_LARGE_GPU
+    return MAX_RUNNING_REQUESTS_SMALL_GPU, MAX_BATCHED_TOKENS_SMALL_GPU
+
+
+def gemm_peak_fraction(precision: str) -> float:
+    """Large-GEMM fraction of the dense peak of the GEMM's compute precision (FP8's for anything but FP4)."""
+    return GEMM_PEAK_FRACTION.get(precision, GEMM_PEAK_FRACTION["fp8"])
+
+
+def assumptions() -> dict[str, dict[str, Any]]:
+    """Every serving rate with its source, echoed under `assumptions` of an inference result."""
+    fitted = "fitted once on the serving calibration group (python -m planner.engine validate)"
+    return {
+        "serving.weight_stream_hbm_fraction": {
+            "value": WEIGHT_STREAM_HBM_FRACTION,
+            "unit": "fraction of spec HBM bandwidth",
+            "source": f"{fitted}; published range DeepGEMM M=64-128 on H800: 0.45-0.80",
+        },
+        "serving.kv_read_hbm_fraction": {
+            "value": KV_READ_HBM_FRACTION,
+            "unit": "fraction of spec HBM bandwidth",
+            "source": "FlashMLA README: decode up to 3000 GB/s on H800 (3.35 TB/s)",
+        },
+        "serving.grouped_gemm_hbm_fraction": {
+            "value": GROUPED_GEMM_HBM_FRACTION,
+            "unit": "fraction of spec HBM bandwidth",
+            "source": "DeepGEMM README: masked grouped GEMM 4x256 tokens, 2,047-2,064 GB/s on H800",
+        },
+        "serving.gemm_peak_fraction": {
+            "value": dict(GEMM_PEAK_FRACTION),
+            "unit": "fraction of the dense tensor peak of the GEMM precision",
+            "source": f"{fitted}; published FP8 range DeepGEMM M=4096: 0.38-0.72; BF16 below the MAMF ceilings",
+        },
+        "serving.attention_peak_fraction": {
+            "value": ATTENTION_PEAK_FRACTION,
+            "unit": "fraction of the dense peak of the attention precision",
+            "source": "FlashMLA 580-660 of 989 BF16 TFLOPS; FlashAttention-3 arXiv:2407.08608: 75% on H100",
+        },
+        "serving.step_overhead_s": {
+            "value": STEP_OVERHEAD_S,
+            "unit": "s per engine step",
+            "source": f"{fitted} (scheduler, sampling, launches)",
+        },
+        "serving.eager_step_overhead_s": {
+            "value": EAGER_STEP_OVERHEAD_S,
+            "unit": "s per step that carries prompt chunks (no CUDA graph)",
+            "source": f"{fitted}; SGLang overlap scheduling hid 6.1 ms per step (lmsys blog 2025-07-17)",
+        },
+        "serving.step_overhead_per_request_s": {
+            "value": STEP_OVERHEAD_PER_REQUEST_S,
+            "unit": "s per running request and step",
+            "source": f"{fitted} (input preparation, sampling, output processing per sequence)",
+        },
+        "serving.scaleup_fraction": {
+            "value": SCALEUP_FRACTION,
+            "unit": "fraction of one direction's scale-up bandwidth",
+            "source": "DeepEP README: 153-158 of ~160 GB/s (H800 NVLink), 726-740 of 900 GB/s (SM100)",
+        },
+        "serving.collective_latency_us": {
+            "value": {"nvlink": SCALEUP_COLLECTIVE_LATENCY_S * 1e6, "pcie": PCIE_COLLECTIVE_LATENCY_S * 1e6},
+            "unit": "µs per all-reduce or all-to-all",
+            "source": "nccl-tests small-message latency on 8 NVLink GPUs; PCIe 3x (planning assumption)",
+        },
+        "serving.kv_transfer_fraction": {
+            "value": KV_TRANSFER_FRACTION,
+            "unit": "fraction of the fabric line rate",
+            "source": "Mooncake + vLLM P/D: 142.25 GB/s of 8 x 200 Gb/s RoCE",
+        },
+        "serving.engine_defaults": {
+            "value": {
+                "kv_block_tokens": KV_BLOCK_TOKENS_DEFAULT,
+                "gpu_memory_utilization": GPU_MEMORY_UTILIZATION_DEFAULT,
+                "max_running_requests": [MAX_RUNNING_REQUESTS_LARGE_GPU, MAX_RUNNING_REQUESTS_SMALL_GPU],
+                "max_batched_tokens": [MAX_BATCHED_TOKENS_LARGE_GPU, MAX_BATCHED_TOKENS_SMALL_GPU],
+            },
+            "unit": "vLLM V1 server defaults (GPUs >= 70 GiB except A100, others)",
+            "source": "vllm/engine/arg_utils.py EngineArgs.get_batch_defaults; vLLM CacheConfig",
+        },
+    }

@@ -1,0 +1,406 @@
+"""A replica under load: a fluid model of continuous batching with queueing for the waits, and percentiles from a
+fixed Monte-Carlo sample of requests. Vectorised over layouts and loads; deterministic (fixed seed).
+
+Fluid state. Let x be the requests that arrive per engine step (x = rate · step time). In steady state every step
+carries B = x · (output / tau) decoding requests (Little's law: each decodes for output / tau steps), their
+D = B · (k + 1) verify tokens, and P = x · (1 - h) · input prompt tokens in chunks; the decode tokens attend to
+K = D · (input + output / 2) cached tokens. The step time is then explicit, T(x) = cycle(D, P, K, pairs) plus the
+draft passes (step.py), and the rate it serves is lambda(x) = x / T(x), increasing in x. So a rate maps to one x by
+bisection, and the most a replica sustains is lambda at the largest x its limits allow: the running-request limit
+(B <= max_running) and the per-step token budget (D + P <= max_batched_tokens, chunked prefill). Beyond that rate
+the queue grows without bound ("saturated").
+
+Latency of one request at a fluid state:
+* TTFT = the rest of the step in progress when it arrives (uniform, when a step is in progress; with vLLM's
+           multi-step scheduling, `scheduler_steps` decode steps run between scheduling points, so the rest of
+           those, and the per-step CPU cost is shared by them)
+         + the wait for prefill capacity (an M/G/1 queue on the token budget left by decodes, Pollaczek-Khinchine
+           mean and an exponential tail, Kingman) + the wait for a free running slot (M/M/c with Sakasegawa's
+           approximation, only near the running limit)
+         + its own prefill steps: full chunks of the left budget, then the step carrying its last chunk on top of
+           the average prefill load;
+  without chunked prefill the prompt runs in a prefill step of its own batch of prompts.
+* TPOT = the step time over the steps a request decodes, / tau. The running count fluctuates (Poisson occupancy of
+  an M/G/inf system, averaged over a request's life: variance 2B/3) and so does the prefill load (compound Poisson
+  arrivals, averaged over its decode steps).
+Percentiles are taken over SAMPLES requests drawn once (numpy default_rng(SEED)): lengths from their distributions,
+the uniforms and normals above. Closed-loop load (a fixed number of clients, each sending its next request when the
+previous one finishes) solves N = lambda · (E[TTFT] + output / tau · T) for x; offline load (everything queued at
+once) is the saturated state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from planner.engine.serving import efficiency as eff
+from planner.engine.serving.step import StepCoefficients, cycle_time_s
+from planner.engine.serving.workload import EngineLimits, Workload
+
+SAMPLES = 512
+SEED = 14
+#: Variance of the running count averaged over one request's decode life, relative to its mean (M/G/inf with
+#: deterministic service: the autocovariance B(1 - |u|/D) averaged over a window D gives 2B/3).
+OCCUPANCY_VARIANCE_FRACTION = 2.0 / 3.0
+PERCENTILES = (50.0, 90.0, 99.0)
+_BISECTION_STEPS = 40
+_SECANT_STEPS = 3
+#: Fluid states x / x_max on which a rate is first located (denser near zero, where latency changes fastest).
+_GRID = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, 63)])
+
+
+@dataclass(frozen=True)
+class Replicas:
+    """One GPU type's candidate layouts: step coefficients and engine limits per layout (arrays)."""
+
+    coef: StepCoefficients
+    max_running: np.ndarray  # per replica
+    max_batched_tokens: np.ndarray  # per replica
+    chunked_prefill: bool = True
+    extra_ttft_s: np.ndarray | None = None  # e.g. KV transfer between pools, per layout
+
+    @staticmethod
+    def of(coef: StepCoefficients, limits: list[EngineLimits], extra_ttft_s: Any = None) -> Replicas:
+        return Replicas(
+            coef=coef,
+            max_running=np.asarray([x.max_running_requests for x in limits], dtype=float),
+            max_batched_tokens=np.asarray([x.max_batched_tokens for x in limits], dtype=float),
+            chunked_prefill=all(x.chunked_prefill for x in limits),
+            extra_ttft_s=None if extra_ttft_s is None else np.asarray(extra_ttft_s, dtype=float),
+        )
+
+
+@dataclass(frozen=True)
+class LoadState:
+    """Fluid states (arrays shaped like x: layouts first) and their latency percentiles."""
+
+    x: np.ndarray  # requests arriving per step
+    rate_per_s: np.ndarray  # per replica
+    step_s: np.ndarray
+    running: np.ndarray
+    prefill_tokens_per_step: np.ndarray
+    saturated: np.ndarray  # bool
+    ttft_s: dict[float, np.ndarray]  # percentile -> seconds
+    tpot_s: dict[float, np.ndarray]
+    ttft_mean_s: np.ndarray
+    tpot_mean_s: np.ndarray
+    queue_requests: np.ndarray  # mean requests waiting (Little's law)
+    prefill_utilisation: np.ndarray
+    output_tokens_per_s: np.ndarray  # per replica
+
+
+def _col(a: np.ndarray, like: np.ndarray) -> np.ndarray:
+    return a.reshape(a.shape + (1,) * (like.ndim - a.ndim)) if like.ndim > a.ndim else a
+
+
+class LoadModel:
+    """One workload on one set of replicas (module docstring)."""
+
+    def __init__(
+        self,
+        rep: Replicas,
+        wl: Workload,
+        step_overhead_s: float | None = None,
+        scheduler_steps: int = 1,
+        *,
+        prefill_only: bool = False,
+        decode_only: bool = False,
+    ) -> None:
+        """`prefill_only`: a disaggregated prefill pool (prompts only, its first token then leaves);
+        `decode_only`: a decode pool (requests arrive with their KV cache; no prompt tokens in its steps)."""
+        self.rep, self.wl = rep, wl
+        self.scheduler_steps = max(1, scheduler_steps)
+        hidden = step_overhead_s == 0.0  # overlap scheduling hides the CPU work behind the GPU
+        self.overhead = 0.0 if hidden else eff.STEP_OVERHEAD_S / self.scheduler_steps
+        self.eager_overhead = 0.0 if hidden else eff.EAGER_STEP_OVERHEAD_S
+        self.per_request_overhead = not hidden
+        spec = wl.speculation
+        self.verify = 1.0 + spec.draft_tokens
+        self.steps_out = 0.0 if prefill_only else wl.decode_steps
+        self.new_in = 0.0 if decode_only else wl.new_input_tokens
+        self.pairs = 0.0 if decode_only else wl.prefill_pairs_per_request
+        #: second moment of the prompt tokens computed per request (0 in a decode pool)
+        self.in_second_moment = 0.0 if decode_only else (1.0 - wl.prefix_hit_rate) ** 2 * wl.input.second_moment
+        rng = np.random.default_rng(SEED)
+        u = rng.random((7, SAMPLES))
+        z = rng.standard_normal((4, SAMPLES))
+        self.u = u
+        self.z = z
+        self.in_samples = wl.input.sample(u[0], z[0])
+        self.out_samples = wl.output.sample(u[1], z[1])
+        x_b = rep.max_running / self.steps_out if self.steps_out > 0 else np.full_like(rep.max_running, np.inf)
+        if rep.chunked_prefill:
+            x_tok = rep.max_batched_tokens / (self.verify * self.steps_out + self.new_in)
+            self.x_max = np.minimum(x_b, x_tok)
+        else:
+            self.x_max = x_b
+
+    # --- fluid ------------------------------------------------------------------------------------------------
+
+    def _cycle(self, d: Any, p: Any, k: Any, a: Any, like: np.ndarray, eager: Any = 0.0) -> np.ndarray:
+        """Cycle time; `eager` is the share of such steps that carry prompt chunks and so run without a CUDA
+        graph (efficiency.EAGER_STEP_OVERHEAD_S)."""
+        return cycle_time_s(
+            self.rep.coef,
+            decode_tokens=d + 0.0 * like,
+            prefill_tokens=p + 0.0 * like,
+            cached_tokens=k + 0.0 * like,
+            prefill_pairs=a + 0.0 * like,
+            step_overhead_s=self.overhead + self.eager_overhead * eager,
+            per_request_overhead=self.per_request_overhead,
+        )
+
+    def eager_share(self, x: np.ndarray, decode_tokens: Any) -> np.ndarray:
+        """Share of steps that carry a prompt chunk: x prompts arrive per step, each in ceil(input / left budget)
+        chunks."""
+        if self.new_in <= 0:
+            return np.zeros_like(x)
+        budget = _col(self.rep.max_batched_tokens, x)
+        left = np.maximum(budget - decode_tokens, 1.0)
+        return np.minimum(1.0, x * np.maximum(1.0, np.ceil(self.new_in / left)))
+
+    def _decode_cycle(self, running: np.ndarray) -> np.ndarray:
+        """A decode-only cycle of `running` requests plus their draft passes."""
+        d = running * self.verify
+        t = self._cycle(d, 0.0, d * self.wl.mean_context_tokens, 0.0, running)
+        spec = self.wl.speculation
+        if spec.draft_tokens:
+            draft = self._cycle(running, 0.0, running * self.wl.mean_context_tokens, 0.0, running)
+            t = t + spec.draft_tokens * spec.draft_cost_fraction * draft
+        return t
+
+    def step_s(self, x: np.ndarray) -> np.ndarray:
+        """Mean step time at x requests arriving per step."""
+        running = x * self.steps_out
+        d = running * self.verify
+        pairs = x * self.pairs
+        if self.rep.chunked_prefill:
+            t = self._cycle(
+                d, x * self.new_in, d * self.wl.mean_context_tokens, pairs, x, self.eager_share(x, d)
+            )
+            spec = self.wl.speculation
+            if spec.draft_tokens:
+                draft = self._cycle(running, 0.0, running * self.wl.mean_context_tokens, 0.0, x)
+                t = t + spec.draft_tokens * spec.draft_cost_fraction * draft
+            return t
+        batch = np.maximum(1.0, x)
+        prefill = self._cycle(0.0, batch * self.new_in, 0.0, batch * self.pairs, x, 1.0)
+        return self._decode_cycle(running) + np.minimum(1.0, x) * prefill
+
+    def rate_per_s(self, x: np.ndarray) -> np.ndarray:
+        return x / self.step_s(x)
+
+    def max_rate_per_s(self) -> np.ndarray:
+        """The highest request rate each layout sustains (0 when it holds no request)."""
+        x = np.maximum(self.x_max, 0.0)
+        return np.where(x > 0, x / self.step_s(x), 0.0)
+
+    def x_for_rate(self, rate_per_s: np.ndarray) -> np.ndarray:
+        """The fluid state serving `rate_per_s` per replica (x_max where it cannot: saturated). lambda(x) is
+        increasing: read x off a grid of GRID states, then refine with secant steps."""
+        rate = np.asarray(rate_per_s, dtype=float)
+        x_max = _col(self.x_max, rate) + 0.0 * rate
+        grid = x_max[..., None] * _GRID
+        rates = grid / self.step_s(grid)
+        idx = np.clip((rates < rate[..., None]).sum(axis=-1), 1, len(_GRID) - 1)
+        x0 = np.take_along_axis(grid, idx[..., None] - 1, axis=-1)[..., 0]
+        x1 = np.take_along_axis(grid, idx[..., None], axis=-1)[..., 0]
+        r0 = np.take_along_axis(rates, idx[..., None] - 1, axis=-1)[..., 0]
+        r1 = np.take_along_axis(rates, idx[..., None], axis=-1)[..., 0]
+        for _ in range(_SECANT_STEPS):
+            slope = np.where(r1 > r0, (x1 - x0) / np.maximum(r1 - r0, 1e-300), 0.0)
+            x2 = np.clip(x1 + (rate - r1) * slope, 0.0, x_max)
+            x0, r0 = x1, r1
+            x1, r1 = x2, self.rate_per_s(x2)
+        return np.where(rates[..., -1] <= rate, x_max, x1)
+
+    # --- latency --------------------------------------------------------------------------------------------------
+
+    def _mean_ttft_s(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Mean TTFT from the same components as the sampled one, without sampling (closed-loop solve)."""
+        parts = self._ttft_parts(x, t)
+        return parts["busy"] * 0.5 * self.scheduler_steps * t + parts["wait_mean"] + parts["own_mean"]
+
+    def _ttft_parts(self, x: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
+        rep, wl = self.rep, self.wl
+        running = x * self.steps_out
+        d = running * self.verify
+        budget = _col(rep.max_batched_tokens, x)
+        rate = x / t
+        busy = 1.0 - np.exp(-(running + x))
+        if rep.chunked_prefill:
+            left = np.maximum(budget - d, 1.0)
+            rho_p = np.clip(x * self.new_in / left, 0.0, 0.999)
+            s2 = self.in_second_moment / left**2 * t**2
+            last = np.minimum(left, self.new_in + x * self.new_in)
+            own_mean = (np.ceil(self.new_in / left) - 1.0) * t + self._cycle(
+                d, last, d * wl.mean_context_tokens, (x + 1.0) * self.pairs, x, 1.0
+            )
+        else:
+            batch = np.maximum(1.0, x)
+            t_pre = self._cycle(0.0, batch * self.new_in, 0.0, batch * self.pairs, x, 1.0)
+            rho_p = np.clip(np.minimum(1.0, x) * t_pre / t, 0.0, 0.999)
+            s2 = t_pre**2
+            own_mean = t_pre
+            left = budget
+        wait_p = rate * s2 / (2.0 * (1.0 - rho_p))
+        c = _col(rep.max_running, x)
+        rho_s = np.clip(running / np.maximum(c, 1.0), 0.0, 0.999)
+        p_wait_s = np.minimum(1.0, rho_s ** np.maximum(np.sqrt(2.0 * (c + 1.0)) - 1.0, 0.0))
+        lq = rho_s ** np.sqrt(2.0 * (c + 1.0)) / (1.0 - rho_s)
+        wait_s = np.where(rate > 0, lq / np.maximum(rate, 1e-30), 0.0)
+        extra = 0.0 if rep.extra_ttft_s is None else _col(rep.extra_ttft_s, x)
+        return {
+            "busy": busy,
+            "left": left,
+            "rho_p": rho_p,
+            "wait_p": wait_p,
+            "p_wait_s": p_wait_s,
+            "wait_s": wait_s,
+            "wait_mean": wait_p + wait_s,
+            "own_mean": own_mean + extra,
+            "extra": extra + 0.0 * x,
+        }
+
+    def state(self, x: np.ndarray, *, closed_loop_extra_wait_s: Any = 0.0, open_loop: bool = True) -> LoadState:
+        """Fluid state and sampled latency percentiles at x (any shape with layouts first)."""
+        wl, rep = self.wl, self.rep
+        x = np.asarray(x, dtype=float)
+        t = self.step_s(x)
+        rate = x / t
+        running = x * self.steps_out
+        d = running * self.verify
+        parts = self._ttft_parts(x, t)
+        e = (Ellipsis, None)  # add the sample axis
+        u, z = self.u, self.z
+        xs, ts = x[e], t[e]
+        in_new = (1.0 - wl.prefix_hit_rate) * self.in_samples * (1.0 if self.new_in > 0 else 0.0)
+        # TTFT samples
+        residual = np.where(u[2] < parts["busy"][e], u[3] * ts * self.scheduler_steps, 0.0)
+        rho_p = parts["rho_p"][e]
+        wait_p = np.where(u[4] < rho_p, -(parts["wait_p"][e] / rho_p) * np.log1p(-u[5]), 0.0)
+        p_s = parts["p_wait_s"][e]
+        wait_s = np.where(
+            u[6] < p_s, -(parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * np.log1p(-u[5]), 0.0
+        )
+        if rep.chunked_prefill:
+            left = parts["left"][e]
+            chunks = np.ceil(in_new / left)
+            remainder = in_new - (chunks - 1.0) * left
+            d_s = d[e]
+            full = self._cycle(d_s, left, d_s * wl.mean_context_tokens, 0.0, xs * np.ones_like(in_new), 1.0)
+            last_tokens = np.minimum(left, remainder + xs * self.new_in)
+            last = self._cycle(
+                d_s,
+                last_tokens,
+                d_s * wl.mean_context_tokens,
+                remainder * (self.in_samples - remainder / 2.0) + xs * self.pairs,
+                xs * np.ones_like(in_new),
+                1.0,
+            )
+            own = (chunks - 1.0) * full + last
+        else:
+            batch = np.maximum(1.0, xs)
+            own = self._cycle(
+                0.0,
+                (batch - 1.0) * self.new_in + in_new,
+                0.0,
+                (batch - 1.0) * self.pairs + in_new**2 / 2.0,
+                xs * np.ones_like(in_new),
+                1.0,
+            )
+        ttft = residual + wait_p + wait_s + own + parts["extra"][e] + _as(closed_loop_extra_wait_s, x)[e]
+        # TPOT samples
+        steps = np.maximum(self.out_samples / wl.speculation.acceptance_length, 1.0)
+        kappa = np.sqrt(OCCUPANCY_VARIANCE_FRACTION) if open_loop else 0.0
+        run_s = np.maximum(running[e] + kappa * np.sqrt(running[e]) * z[2], 0.0)
+        sd_p = np.sqrt(xs * self.in_second_moment) / np.sqrt(steps)
+        if rep.chunked_prefill:
+            budget = _col(rep.max_batched_tokens, x)[e]
+            prefill = np.clip(xs * self.new_in + sd_p * z[3], 0.0, np.maximum(budget - run_s * self.verify, 0.0))
+            step_i = self._cycle(
+                run_s * self.verify,
+                prefill,
+                run_s * self.verify * wl.mean_context_tokens,
+                xs * self.pairs,
+                run_s,
+                self.eager_share(x, d)[e],
+            )
+            spec = wl.speculation
+            if spec.draft_tokens:
+                draft = self._cycle(run_s, 0.0, run_s * wl.mean_context_tokens, 0.0, run_s)
+                step_i = step_i + spec.draft_tokens * spec.draft_cost_fraction * draft
+        else:
+            x_i = np.clip(xs + sd_p * z[3] / max(self.new_in, 1.0), 0.0, None)
+            batch = np.maximum(1.0, x_i)
+            pre = self._cycle(0.0, batch * self.new_in, 0.0, batch * self.pairs, x_i, 1.0)
+            step_i = self._decode_cycle(run_s) + np.minimum(1.0, x_i) * pre
+        tpot = step_i / wl.speculation.acceptance_length
+        wait_mean = parts["wait_mean"] + _as(closed_loop_extra_wait_s, x)
+        return LoadState(
+            x=x,
+            rate_per_s=rate,
+            step_s=t,
+            running=running,
+            prefill_tokens_per_step=x * self.new_in,
+            saturated=x >= _col(self.x_max, x) * (1.0 - 1e-9),
+            ttft_s=_percentiles(ttft),
+            tpot_s=_percentiles(tpot),
+            ttft_mean_s=ttft.mean(axis=-1),
+            tpot_mean_s=tpot.mean(axis=-1),
+            queue_requests=rate * wait_mean,
+            prefill_utilisation=parts["rho_p"],
+            output_tokens_per_s=rate * wl.output.mean,
+        )
+
+    # --- load kinds ---------------------------------------------------------------------------------------------
+
+    def at_rate(self, rate_per_s: Any) -> LoadState:
+        """Open loop: requests arrive as a Poisson process at `rate_per_s` per replica."""
+        rate = np.asarray(rate_per_s, dtype=float)
+        return self.state(self.x_for_rate(rate))
+
+    def at_concurrency(self, clients: Any) -> LoadState:
+        """Closed loop: `clients` per replica each send their next request when the previous one finishes."""
+        n = np.asarray(clients, dtype=float)
+        x_max = _col(self.x_max, n) + 0.0 * n
+
+        def in_flight(x: np.ndarray) -> np.ndarray:
+            t = self.step_s(x)
+            return x * self.steps_out + x * self._mean_ttft_s(x, t) / t
+
+        lo, hi = np.zeros_like(x_max), x_max.copy()
+        for _ in range(_BISECTION_STEPS):
+            mid = (lo + hi) / 2.0
+            below = in_flight(mid) < n
+            lo = np.where(below, mid, lo)
+            hi = np.where(below, hi, mid)
+        full = in_flight(x_max) <= n
+        x = np.where(full, x_max, hi)
+        rate = x / self.step_s(x)
+        extra = np.where(full, (n - in_flight(x_max)) / np.maximum(rate, 1e-30), 0.0)
+        return self.state(x, closed_loop_extra_wait_s=extra, open_loop=False)
+
+    def offline(self) -> LoadState:
+        """Everything queued at once (MLPerf Offline, trtllm-bench): the saturated state."""
+        return self.state(self.x_max.copy(), open_loop=False)
+
+
+def _percentiles(samples: np.ndarray) -> dict[float, np.ndarray]:
+    """PERCENTILES of the last axis (linear interpolation between order statistics, numpy's default)."""
+    ordered = np.sort(samples, axis=-1)
+    n = ordered.shape[-1]
+    out = {}
+    for p in PERCENTILES:
+        rank = p / 100.0 * (n - 1)
+        low = int(rank)
+        high = min(low + 1, n - 1)
+        out[p] = ordered[..., low] + (ordered[..., high] - ordered[..., low]) * (rank - low)
+    return out
+
+
+def _as(value: Any, like: np.ndarray) -> np.ndarray:
+    return np.asarray(value, dtype=float) + 0.0 * like

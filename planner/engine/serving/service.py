@@ -1,0 +1,248 @@
+"""One serving deployment (a model on replicas of one layout on one GPU type) under a load: the entry point that
+estimate, the sizer, the curves and the validation cases all use.
+
+Loads:
+* Rate(requests_per_s): open loop, Poisson arrivals spread evenly over the replicas;
+* Concurrency(clients): closed loop, clients spread evenly over the replicas;
+* Offline(): everything queued at once (MLPerf Offline, trtllm-bench max throughput);
+* PrefillOnly(): a prefill pool's replica at its token budget (disaggregated serving, prompts only);
+* DecodeOnly(running_per_replica): a decode pool's replica holding that many running requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from planner.engine.serving import efficiency as eff
+from planner.engine.serving.kvcache import ReplicaMemory, replica_memory
+from planner.engine.serving.layout import ServingHardware, ServingLayout, serving_hardware
+from planner.engine.serving.load import LoadModel, LoadState, Replicas
+from planner.engine.serving.shape import ServingShape, serving_shape
+from planner.engine.serving.step import BYTES_PER_VALUE, StepCoefficients, cycle_time_s, step_coefficients
+from planner.engine.serving.workload import EngineLimits, Workload
+from planner.engine.specs import GpuSpec, ModelSpec
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """The serving engine's knobs (None = the vLLM V1 default for the GPU, efficiency.engine_defaults)."""
+
+    max_running_requests: int | None = None  # per attention-DP rank (vLLM max_num_seqs)
+    max_batched_tokens: int | None = None  # per rank and step (vLLM max_num_batched_tokens)
+    gpu_memory_utilization: float = eff.GPU_MEMORY_UTILIZATION_DEFAULT
+    kv_block_tokens: int = eff.KV_BLOCK_TOKENS_DEFAULT
+    chunked_prefill: bool = True
+    overlap_scheduling: bool = False  # CPU work of step n+1 overlapped with GPU step n (SGLang, vLLM async)
+    two_batch_overlap: bool = False  # collectives of one half-batch overlapped with the other's compute
+    scheduler_steps: int = 1  # vLLM multi-step scheduling (num_scheduler_steps): decode steps per schedule
+
+    def limits(self, hw: ServingHardware) -> tuple[int, int]:
+        running, tokens = eff.engine_defaults(hw.hbm_gib, hw.name)
+        return (
+            self.max_running_requests if self.max_running_requests is not None else running,
+            self.max_batched_tokens if self.max_batched_tokens is not None else tokens,
+        )
+
+
+@dataclass(frozen=True)
+class Deployment:
+    model: ModelSpec
+    gpu: GpuSpec
+    layout: ServingLayout
+    replicas: int
+    workload: Workload
+    weight_precision: str = "bf16"
+    dense_weight_precision: str | None = None  # non-expert weights when stored apart (NVFP4 MoE: FP8)
+    kv_precision: str = "bf16"
+    attention_precision: str = "bf16"
+    gpus_per_node: int = 8
+    scaleout_bytes_per_s: float = 50e9
+    engine: EngineSettings = field(default_factory=EngineSettings)
+
+    @property
+    def gpus(self) -> int:
+        return self.replicas * self.layout.gpus
+
+
+@dataclass(frozen=True)
+class Rate:
+    requests_per_s: float
+
+
+@dataclass(frozen=True)
+class Concurrency:
+    clients: float
+
+
+@dataclass(frozen=True)
+class Offline:
+    pass
+
+
+@dataclass(frozen=True)
+class PrefillOnly:
+    pass
+
+
+@dataclass(frozen=True)
+class DecodeOnly:
+    running_per_replica: float
+
+
+Load = Rate | Concurrency | Offline | PrefillOnly | DecodeOnly
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A deployment's layouts made numeric once (the sizer evaluates many layouts of one GPU type together)."""
+
+    shape: ServingShape
+    hw: ServingHardware
+    layouts: tuple[ServingLayout, ...]
+    memories: tuple[ReplicaMemory, ...]
+    coef: StepCoefficients
+    replicas: Replicas
+    model: LoadModel
+    step_overhead_s: float
+
+
+def step_overhead_s(engine: EngineSettings) -> float:
+    """The fixed cost per step: hidden behind the GPU with overlap scheduling (SGLang, vLLM async scheduling)."""
+    return 0.0 if engine.overlap_scheduling else eff.STEP_OVERHEAD_S
+
+
+def prepare(
+    d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttft_s: Any = None
+) -> Prepared:
+    """Shape, hardware, memory and step coefficients for `layouts` (default: the deployment's own)."""
+    lays = layouts or [d.layout]
+    shape = serving_shape(d.model)
+    hw = serving_hardware(
+        d.gpu,
+        weight_precision=d.weight_precision,
+        attention_precision=d.attention_precision,
+        gpus_per_node=d.gpus_per_node,
+        scaleout_bytes_per_s=d.scaleout_bytes_per_s,
+        dense_weight_precision=d.dense_weight_precision,
+    )
+    w_bpv, kv_bpv = BYTES_PER_VALUE[d.weight_precision], BYTES_PER_VALUE[d.kv_precision]
+    dense_bpv = BYTES_PER_VALUE[d.dense_weight_precision or d.weight_precision]
+    running, tokens = d.engine.limits(hw)
+    memories, limits = [], []
+    for lay in lays:
+        mem = replica_memory(
+            shape,
+            hw,
+            lay,
+            weight_bpv=w_bpv,
+            kv_bpv=kv_bpv,
+            dense_weight_bpv=dense_bpv,
+            gpu_memory_utilization=d.engine.gpu_memory_utilization,
+            kv_block_tokens=d.engine.kv_block_tokens,
+            max_running_requests=running,
+            max_batched_tokens=tokens,
+            mean_context_tokens=d.workload.mean_context_tokens,
+        )
+        memories.append(mem)
+        limits.append(
+            EngineLimits(mem.max_running_requests, tokens * lay.attention_dp, d.engine.chunked_prefill)
+        )
+    coef = step_coefficients(
+        shape,
+        hw,
+        lays,
+        weight_bpv=w_bpv,
+        kv_bpv=kv_bpv,
+        dense_weight_bpv=dense_bpv,
+        comm_overlap=d.engine.two_batch_overlap,
+    )
+    reps = Replicas.of(coef, limits, extra_ttft_s)
+    overhead = step_overhead_s(d.engine)
+    model = LoadModel(reps, d.workload, overhead, d.engine.scheduler_steps)
+    return Prepared(shape, hw, tuple(lays), tuple(memories), coef, reps, model, model.overhead)
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    """One deployment under one load (per replica unless named per GPU or cluster)."""
+
+    deployment: Deployment
+    memory: ReplicaMemory
+    state: LoadState | None
+    output_tokens_per_s: float  # cluster
+    input_tokens_per_s: float  # cluster (prefill pools)
+    requests_per_s: float  # cluster, served
+    max_requests_per_s: float  # cluster, most it sustains
+    saturated: bool
+
+    @property
+    def output_tokens_per_s_per_gpu(self) -> float:
+        return self.output_tokens_per_s / self.deployment.gpus
+
+    def latency(self, kind: str, percentile: float) -> float | None:
+        if self.state is None:
+            return None
+        source = self.state.ttft_s if kind == "ttft" else self.state.tpot_s
+        return float(np.asarray(source[percentile]).ravel()[0])
+
+
+def evaluate(d: Deployment, load: Load) -> ServingResult:
+    """The deployment under `load` (module docstring)."""
+    p = prepare(d)
+    mem = p.memories[0]
+    reps = d.replicas
+    cap = float(p.model.max_rate_per_s()[0])
+    if isinstance(load, PrefillOnly):
+        return _prefill_only(d, p, mem, cap)
+    if isinstance(load, DecodeOnly):
+        return _decode_only(d, p, mem, load.running_per_replica)
+    if isinstance(load, Rate):
+        state = p.model.at_rate(np.asarray([load.requests_per_s / reps]))
+    elif isinstance(load, Concurrency):
+        state = p.model.at_concurrency(np.asarray([load.clients / reps]))
+    else:
+        state = p.model.offline()
+    rate = float(state.rate_per_s[0])
+    return ServingResult(
+        deployment=d,
+        memory=mem,
+        state=state,
+        output_tokens_per_s=rate * d.workload.output.mean * reps,
+        input_tokens_per_s=rate * d.workload.input.mean * reps,
+        requests_per_s=rate * reps,
+        max_requests_per_s=cap * reps,
+        saturated=bool(np.asarray(state.saturated).ravel()[0]),
+    )
+
+
+def _prefill_only(d: Deployment, p: Prepared, mem: ReplicaMemory, cap: float) -> ServingResult:
+    """Prompts only, each step filled to the token budget: input tokens / step time."""
+    budget = float(p.replicas.max_batched_tokens[0])
+    wl = d.workload
+    pairs_per_token = wl.prefill_pairs_per_request / max(wl.new_input_tokens, 1.0)
+    t = float(
+        cycle_time_s(
+            p.coef,
+            decode_tokens=np.zeros(1),
+            prefill_tokens=np.asarray([budget]),
+            cached_tokens=np.zeros(1),
+            prefill_pairs=np.asarray([budget * pairs_per_token]),
+            step_overhead_s=p.step_overhead_s,
+        )[0]
+    )
+    tokens = budget / t / (1.0 - wl.prefix_hit_rate) * d.replicas
+    rate = tokens / wl.input.mean
+    return ServingResult(d, mem, None, 0.0, tokens, rate, rate, True)
+
+
+def _decode_only(d: Deployment, p: Prepared, mem: ReplicaMemory, running: float) -> ServingResult:
+    """A decode pool replica holding `running` requests at their average context: one token (tau with
+    speculation) per request per step."""
+    lm = p.model
+    t = float(lm._decode_cycle(np.asarray([running]))[0])
+    tokens = running * d.workload.speculation.acceptance_length / t * d.replicas
+    rate = tokens / d.workload.output.mean
+    return ServingResult(d, mem, None, tokens, 0.0, rate, rate, True)

@@ -1,0 +1,240 @@
+"""Time of one continuous-batching engine step on one replica, vectorised over layouts and loads.
+
+A step runs every running request's next decode token(s) and a chunk of prefill tokens together (chunked prefill,
+Agrawal et al. 2024, Sarathi-Serve arXiv:2403.02310), through all layers. With `pp` pipeline stages the batch is
+split into `pp` micro-batches in flight; a request gets its next token once per pipeline cycle of `pp` stage times
+(every stage busy with one micro-batch at a time). Per stage and GPU the step is a sequence of kernel groups, each
+a roofline (max of its memory time and compute time, Williams et al. CACM 2009):
+
+* dense GEMMs (attention projections, dense FFN layers, shared experts): weights/HBM vs FLOPs/GEMM peak,
+  where real kernels hide only part of the shorter time behind the longer (_roof);
+* routed experts (grouped GEMM): the experts a step touches, 1 - (1 - k/E)^tokens of them under uniform top-k
+  routing, streamed at the grouped-GEMM HBM fraction, vs their FLOPs;
+* LM head: for the tokens that need logits (decode tokens; one per finishing prompt, negligible, left out);
+* attention: the KV cache read (decode) and written, at the KV precision, vs attention FLOPs at the attention
+  precision (own peak and fraction, not the weights');
+* elementwise kernels: activation traffic (efficiency.ELEMENTWISE_*);
+* communication: two all-reduces per layer over the attention-TP group; with attention data parallelism and
+  expert parallelism, one dispatch and one combine all-to-all per MoE layer (FP8 dispatch, 16-bit combine,
+  DeepEP); pipeline hand-offs between stages; on the scale-up link inside a node, the NIC across nodes.
+A fixed cost per step (scheduler, sampling, launches) and a cost per running request on each scheduler (attention-DP
+rank) are added once per cycle, unless overlap scheduling hides them.
+
+Every function takes numpy arrays: coefficients of shape (layouts, 1) against loads of shape (layouts, rates), or
+1-D arrays of equal length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from planner.engine.serving import efficiency as eff
+from planner.engine.serving.layout import ServingHardware, ServingLayout
+from planner.engine.serving.shape import ServingShape
+
+#: Bytes of an activation value exchanged between GPUs or written by elementwise kernels (16-bit).
+ACTIVATION_BYTES = 2.0
+#: Expert dispatch sends FP8 activations, combine returns 16-bit ones (DeepEP normal and low-latency kernels).
+DISPATCH_BYTES, COMBINE_BYTES = 1.0, 2.0
+
+BYTES_PER_VALUE: dict[str, float] = {
+    "fp32": 4.0,
+    "tf32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "fp4": 0.5,
+    "int4": 0.5,
+}
+
+
+@dataclass(frozen=True)
+class StepCoefficients:
+    """Per-layout numbers of the step model (each a numpy array over layouts, one entry per layout)."""
+
+    pp: np.ndarray
+    tp: np.ndarray
+    dp: np.ndarray  # attention data-parallel degree
+    dense_weight_s: np.ndarray  # per stage: dense weights per GPU / achieved HBM
+    expert_weight_s: np.ndarray  # per stage: all routed experts per GPU / achieved HBM (x touched fraction)
+    head_weight_s: np.ndarray  # LM head per GPU / achieved HBM
+    dense_flop_s_per_token: np.ndarray  # per stage, per token of the micro-batch
+    expert_flop_s_per_token: np.ndarray
+    head_flop_s_per_token: np.ndarray
+    kv_read_s_per_cached_token: np.ndarray  # per stage, per (decode token, cached token) pair
+    kv_write_s_per_token: np.ndarray
+    decode_attention_s_per_pair: np.ndarray
+    prefill_attention_s_per_pair: np.ndarray
+    elementwise_s_per_token: np.ndarray
+    comm_fixed_s: np.ndarray  # per stage, latency of its collectives
+    comm_s_per_token: np.ndarray  # per stage, bytes of its collectives per token / bandwidth
+    comm_overlap: np.ndarray  # 1 where collectives overlap compute (two-batch overlap), else 0
+    handoff_fixed_s: np.ndarray  # per cycle, (pp - 1) hand-off latencies
+    handoff_s_per_token: np.ndarray
+    experts: float
+    top_k: float
+
+    def __len__(self) -> int:
+        return len(self.tp)
+
+
+def _link(hw: ServingHardware, group_gpus: int) -> tuple[float, float]:
+    """(bytes/s one direction, latency s) of a collective over `group_gpus` GPUs of one replica."""
+    if group_gpus <= hw.gpus_per_node:
+        latency = eff.PCIE_COLLECTIVE_LATENCY_S if hw.pcie_only else eff.SCALEUP_COLLECTIVE_LATENCY_S
+        return hw.scaleup_bytes_per_s * eff.SCALEUP_FRACTION, latency
+    bandwidth = min(hw.scaleup_bytes_per_s, max(hw.scaleout_bytes_per_s, 1.0)) * eff.SCALEOUT_FRACTION
+    return bandwidth, eff.RDMA_DISPATCH_COMBINE_LATENCY_S / 2.0
+
+
+def _comm(shape: ServingShape, hw: ServingHardware, lay: ServingLayout) -> tuple[float, float]:
+    """(latency s, s per token of the micro-batch) of one stage's collectives.
+
+    Attention-TP groups all-reduce the hidden state twice per layer (Megatron-LM, arXiv:1909.08053 §3). With
+    attention data parallelism each MoE layer dispatches every token to its top-k experts and combines the results
+    (one all-to-all each way, FP8 out and 16-bit back, DeepEP); inside a node every copy crosses NVLink, across nodes
+    a token crosses the NIC once per remote node it needs (DeepEP's node-limited, NVLink-forwarded dispatch), so at
+    most min(top_k, nodes) times. An uneven expert load makes every GPU wait for the busiest
+    (efficiency.EXPERT_LOAD_IMBALANCE)."""
+    tp, atp, dp = lay.tp, lay.attention_tp, lay.attention_dp
+    layers, moe_layers = shape.layers / lay.pp, shape.moe_layers / lay.pp
+    fixed = per_token = 0.0
+    if atp > 1:
+        bandwidth, latency = _link(hw, atp)
+        fixed += 2.0 * layers * latency
+        per_token += 2.0 * layers * 2.0 * (atp - 1) / atp * shape.hidden * ACTIVATION_BYTES / dp / bandwidth
+    if dp > 1 and moe_layers:
+        bandwidth, latency = _link(hw, tp)
+        nodes = -(-tp // hw.gpus_per_node)
+        copies = shape.top_k * (tp - 1) / tp if nodes == 1 else min(shape.top_k, nodes) * (nodes - 1) / nodes
+        imbalance = eff.EXPERT_LOAD_IMBALANCE if lay.ep > 1 else 1.0
+        fixed += 2.0 * moe_layers * latency
+        per_token += (
+            moe_layers * copies * shape.hidden * (DISPATCH_BYTES + COMBINE_BYTES) / tp / bandwidth * imbalance
+        )
+    return fixed, per_token
+
+
+def step_coefficients(
+    shape: ServingShape,
+    hw: ServingHardware,
+    layouts: list[ServingLayout],
+    *,
+    weight_bpv: float,
+    kv_bpv: float,
+    dense_weight_bpv: float | None = None,
+    comm_overlap: bool = False,
+) -> StepCoefficients:
+    """The step model's coefficients for each layout (module docstring). `dense_weight_bpv` is the bytes per
+    value of the non-expert weights when they are stored apart from the experts' format; `comm_overlap` hides a
+    stage's collectives behind its compute (two-batch overlap, SGLang/DeepEP)."""
+    bw = hw.hbm_bandwidth_bytes_per_s
+    dense_bpv = weight_bpv if dense_weight_bpv is None else dense_weight_bpv
+    ceiling = hw.matmul_ceiling_ratio
+    gemm_flops = hw.gemm_peak_flop_per_s * eff.gemm_peak_fraction(hw.gemm_precision) * ceiling
+    dense_flops = hw.dense_gemm_peak_flop_per_s * eff.gemm_peak_fraction(hw.dense_gemm_precision) * ceiling
+    attn_flops = hw.attention_peak_flop_per_s * eff.ATTENTION_PEAK_FRACTION * ceiling
+    names = [k for k in StepCoefficients.__dataclass_fields__ if k not in ("experts", "top_k")]
+    cols: dict[str, list[float]] = {k: [] for k in names}
+    for lay in layouts:
+        tp, pp, dp, atp = lay.tp, lay.pp, lay.attention_dp, lay.attention_tp
+        stage = 1.0 / pp  # share of the layers in one stage
+        imbalance = eff.EXPERT_LOAD_IMBALANCE if lay.ep > 1 else 1.0
+        dense_bytes = (shape.attention_params + shape.dense_params) * dense_bpv * stage / atp
+        expert_bytes = shape.routed_expert_params * weight_bpv * stage / tp
+        head_bytes = shape.head_params * dense_bpv / tp / pp  # the last stage holds it: once per cycle
+        kv_share = 1.0 if shape.mla else max(1, -(-shape.kv_heads // atp)) / shape.kv_heads
+        kv_bytes_per_token = shape.kv_values_per_token_layer * shape.layers * stage * kv_bpv * kv_share / dp
+        elementwise = (
+            (eff.ELEMENTWISE_HIDDEN_VALUES * shape.hidden / dp)
+            + eff.ELEMENTWISE_FFN_VALUES * shape.ffn_columns_per_token / tp
+        ) * ACTIVATION_BYTES * shape.layers * stage
+        cols["pp"].append(pp)
+        cols["tp"].append(tp)
+        cols["dp"].append(dp)
+        cols["dense_weight_s"].append(dense_bytes / (bw * eff.WEIGHT_STREAM_HBM_FRACTION))
+        cols["expert_weight_s"].append(expert_bytes / (bw * eff.GROUPED_GEMM_HBM_FRACTION))
+        cols["head_weight_s"].append(head_bytes / (bw * eff.WEIGHT_STREAM_HBM_FRACTION))
+        cols["dense_flop_s_per_token"].append(
+            2.0 * (shape.attention_params + shape.dense_params) * stage / tp / dense_flops
+        )
+        cols["expert_flop_s_per_token"].append(
+            2.0 * shape.moe_layers * shape.top_k * shape.expert_params * stage / tp / gemm_flops * imbalance
+        )
+        cols["head_flop_s_per_token"].append(2.0 * shape.head_params / tp / pp / dense_flops)
+        cols["kv_read_s_per_cached_token"].append(kv_bytes_per_token / (bw * eff.KV_READ_HBM_FRACTION))
+        cols["kv_write_s_per_token"].append(kv_bytes_per_token / (bw * eff.KV_READ_HBM_FRACTION))
+        cols["decode_attention_s_per_pair"].append(
+            shape.decode_pair_flop_per_layer * shape.layers * stage / tp / attn_flops
+        )
+        cols["prefill_attention_s_per_pair"].append(
+            shape.prefill_pair_flop_per_layer * shape.layers * stage / tp / attn_flops
+        )
+        cols["elementwise_s_per_token"].append(elementwise / (bw * eff.ELEMENTWISE_HBM_FRACTION))
+        fixed, per_token = _comm(shape, hw, lay)
+        cols["comm_fixed_s"].append(fixed)
+        cols["comm_s_per_token"].append(per_token)
+        cols["comm_overlap"].append(1.0 if comm_overlap else 0.0)
+        pp_bandwidth, pp_latency = _link(hw, tp * pp)
+        cols["handoff_fixed_s"].append((pp - 1) * pp_latency)
+        cols["handoff_s_per_token"].append((pp - 1) * shape.hidden * ACTIVATION_BYTES / pp_bandwidth)
+    arrays = {k: np.asarray(v, dtype=float) for k, v in cols.items()}
+    return StepCoefficients(**arrays, experts=float(shape.experts), top_k=float(shape.top_k))
+
+
+def _roof(memory_s: Any, compute_s: Any) -> Any:
+    """A kernel group's time from its memory and compute times: the roofline's max plus the share of the shorter
+    one that real kernels do not hide (efficiency.ROOFLINE_EXPOSED_FRACTION; 0 is the ideal roofline, 1 no
+    overlap at all)."""
+    longer = np.maximum(memory_s, compute_s)
+    return longer + eff.ROOFLINE_EXPOSED_FRACTION * (memory_s + compute_s - longer)
+
+
+def _col(x: np.ndarray, like: Any) -> np.ndarray:
+    """A per-layout coefficient shaped to broadcast against `like` (layouts first)."""
+    nd = np.ndim(like)
+    return x.reshape(x.shape + (1,) * (nd - 1)) if nd > 1 else x
+
+
+def cycle_time_s(
+    c: StepCoefficients,
+    *,
+    decode_tokens: Any,
+    prefill_tokens: Any,
+    cached_tokens: Any,
+    prefill_pairs: Any,
+    step_overhead_s: Any = None,
+    per_request_overhead: bool = True,
+) -> np.ndarray:
+    """Seconds for every running request to get its next token(s) (one pipeline cycle), given per replica:
+    `decode_tokens` decoded (and verified, with speculation) this step, `prefill_tokens` of prompt chunks,
+    `cached_tokens` = sum over decode tokens of the cached positions they attend to, `prefill_pairs` = causal
+    (query, key) pairs of the prefill chunks."""
+    like = np.asarray(decode_tokens, dtype=float) + np.asarray(prefill_tokens, dtype=float)
+    pp = _col(c.pp, like)
+    tokens = like / pp  # per micro-batch
+    decode = np.asarray(decode_tokens, dtype=float) / pp
+    touched = 1.0 - np.power(1.0 - c.top_k / c.experts, np.maximum(tokens, 0.0)) if c.top_k else 0.0
+    dense = _roof(_col(c.dense_weight_s, like), tokens * _col(c.dense_flop_s_per_token, like))
+    experts = _roof(touched * _col(c.expert_weight_s, like), tokens * _col(c.expert_flop_s_per_token, like))
+    head = _roof(_col(c.head_weight_s, like), decode * _col(c.head_flop_s_per_token, like))
+    kv_memory = (np.asarray(cached_tokens, dtype=float) / pp) * _col(c.kv_read_s_per_cached_token, like) + (
+        tokens * _col(c.kv_write_s_per_token, like)
+    )
+    attention_math = (np.asarray(cached_tokens, dtype=float) / pp) * _col(
+        c.decode_attention_s_per_pair, like
+    ) + (np.asarray(prefill_pairs, dtype=float) / pp) * _col(c.prefill_attention_s_per_pair, like)
+    attention = _roof(kv_memory, attention_math)
+    elementwise = tokens * _col(c.elementwise_s_per_token, like)
+    comm = _col(c.comm_fixed_s, like) + tokens * _col(c.comm_s_per_token, like)
+    compute = dense + experts + head + attention + elementwise
+    overlap = _col(c.comm_overlap, like)
+    stage = np.where(overlap > 0, np.maximum(compute, comm), compute + comm)
+    handoff = _col(c.handoff_fixed_s, like) + tokens * _col(c.handoff_s_per_token, like)
+    overhead = eff.STEP_OVERHEAD_S if step_overhead_s is None else step_overhead_s
+    per_request = eff.STEP_OVERHEAD_PER_REQUEST_S * np.asarray(decode_tokens, dtype=float) / _col(c.dp, like)
+    return pp * stage + handoff + overhead + (per_request if per_request_overhead else 0.0)

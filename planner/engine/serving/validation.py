@@ -1,0 +1,275 @@
+"""The serving model against published serving measurements (planner/engine/serving/data/).
+
+* serving_measurements.csv: the published figures, one row per measurement, with model, GPU, precision, layout,
+  lengths, load, throughput, TTFT/TPOT percentiles and the source (MLPerf Inference result logs, TensorRT-LLM
+  perf-overview tables, vLLM/SGLang/AMD blogs, NVIDIA NIM pages). Group "calibration" may fit the constants in
+  efficiency.py; group "holdout" (MLPerf Inference v4.1, TensorRT-LLM <= 1.0, NVIDIA NIM 1.x) is never fitted to.
+* serving_cases.csv: how the engine runs each measurement it can model: preset model, catalog GPU, precisions,
+  layout, replicas, load kind, lengths, the serving engine's limits as the submitter configured them (or, where
+  the source does not state them, the engine's documented defaults, said in `notes`), and which published
+  figures to compare.
+
+Lengths the sources do not publish are estimates, marked `estimate:<dataset>` in `input_basis` and fixed here
+before any fitting (never tuned):
+* openorca (MLPerf Llama-2-70B, 24,576 OpenOrca GPT-4 prompts, <= 1,024 tokens): 250 tokens: a system prompt of
+  ~40 tokens and a FLAN/T0/NIv2/CoT question; bounded above by the H200 Offline result, which at more than
+  ~450 input tokens would need over 70% of the FP8 peak;
+* mixtral_mix (5k OpenOrca, 5k GSM8K, 5k MBXP): 500;
+* llama405b_mix (MLPerf 405B long-context QA/summarisation/code, max 20,000): 9,400;
+* deepseek_r1_mix (AIME, MATH500, GPQA, MMLU-Pro, LiveCodeBench problems): 800;
+* cnn_dailymail (MLPerf Llama-3.1-8B summarisation): 900.
+Output lengths of MLPerf rows are the measured means of the run (tokens/s / samples/s).
+
+Metrics: throughput (output tokens/s per GPU at saturation or at the offered concurrency, input tokens/s per GPU
+of a prefill pool, requests/s) and latency (TTFT and TPOT at p50 under the published request rate; NIM's
+tabulated TTFT/ITL, statistic not stated, against the engine's means). Under a fixed request rate the served
+throughput is the rate itself, so server-scenario throughput is not counted as a case.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from planner.engine.catalog import catalog_gpu
+from planner.engine.errors import Problem
+from planner.engine.fields import Fields
+from planner.engine.parse_cluster import gpu_spec_from_object
+from planner.engine.parse_model import parse_model
+from planner.engine.serving.layout import ServingLayout
+from planner.engine.serving.service import (
+    Concurrency,
+    DecodeOnly,
+    Deployment,
+    EngineSettings,
+    Offline,
+    PrefillOnly,
+    Rate,
+    ServingResult,
+    evaluate,
+    prepare,
+)
+from planner.engine.serving.workload import Lengths, Speculation, Workload
+from planner.engine.specs import GpuSpec, ModelSpec
+
+DATA = Path(__file__).resolve().parent / "data"
+MEASUREMENTS_PATH = DATA / "serving_measurements.csv"
+CASES_PATH = DATA / "serving_cases.csv"
+THROUGHPUT_METRICS = (
+    "output_tokens_per_s_per_gpu",
+    "decode_tokens_per_s_per_gpu",
+    "input_tokens_per_s_per_gpu",
+    "requests_per_s",
+)
+LATENCY_METRICS = ("ttft_p50_s", "tpot_p50_s", "ttft_mean_s", "tpot_mean_s")
+#: GPUs of published runs that the catalog does not carry, with their datasheet figures.
+EXTRA_GPUS: dict[str, dict[str, Any]] = {
+    "gh200_144gb": {
+        "name": "GH200 144GB HBM3e",
+        "vendor": "NVIDIA",
+        "memory_gb": 144,
+        "memory_bandwidth_tbs": 4.9,
+        "tflops": {"bf16": 989, "fp16": 989, "fp8": 1979},
+        "tdp_w": 1000,
+        "scaleup_bandwidth_gbs": 900,
+        "id": "gh200_144gb",
+        # NVIDIA GH200 Grace Hopper Superchip datasheet: 144 GB HBM3e at 4.9 TB/s, H100 tensor cores.
+    },
+}
+
+
+@dataclass(frozen=True)
+class ServingCase:
+    id: str
+    group: str
+    metric: str
+    published: float
+    engine: float
+    source: str
+    basis: str  # what the engine assumed that the source does not state
+    description: str
+
+    @property
+    def kind(self) -> str:
+        return "throughput" if self.metric in THROUGHPUT_METRICS else "latency"
+
+    @property
+    def error(self) -> float:
+        return self.engine / self.published - 1.0
+
+    @property
+    def ratio(self) -> float:
+        """Published / engine for throughput, engine / published for latency: > 1 when reality was better."""
+        return self.published / self.engine if self.kind == "throughput" else self.engine / self.published
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@lru_cache(maxsize=64)
+def _model(name: str) -> ModelSpec:
+    problems: list[Problem] = []
+    spec = parse_model(Fields({"model": name}, "workload", problems, ["model"]), problems, {})
+    assert spec is not None and not problems, problems
+    return spec
+
+
+@lru_cache(maxsize=64)
+def _gpu(gpu_id: str) -> GpuSpec:
+    problems: list[Problem] = []
+    obj = EXTRA_GPUS.get(gpu_id) or catalog_gpu(gpu_id)
+    spec = gpu_spec_from_object(obj, "cluster.gpu", problems, catalog_id=gpu_id)
+    assert spec is not None and not problems, problems
+    return spec
+
+
+def _speculation(cell: str) -> Speculation | None:
+    """"mtp:<draft passes>:<acceptance length>" (the published mean accepted tokens per step)."""
+    if not cell:
+        return None
+    method, passes, tau = cell.split(":")
+    return Speculation(method, int(passes), float(tau), 1.0 / 61.0, "published acceptance length")
+
+
+def deployment_for(case: dict[str, str]) -> Deployment:
+    """The Deployment the engine runs for one serving case."""
+    spec = _speculation(case["speculative"])
+    workload = Workload(
+        input=Lengths(float(case["input_len"]), case["input_distribution"], float(case["input_cv"] or 0.0)),
+        output=Lengths(float(case["output_len"])),
+        **({"speculation": spec} if spec else {}),
+    )
+    return Deployment(
+        model=_model(case["model"]),
+        gpu=_gpu(case["gpu"]),
+        layout=ServingLayout(
+            tp=int(case["tp"]), pp=int(case["pp"]), ep=int(case["ep"]), dp_attention=case["dp_attention"] == "true"
+        ),
+        replicas=int(case["replicas"]),
+        workload=workload,
+        weight_precision=case["precision"],
+        dense_weight_precision=case["dense_precision"] or None,
+        kv_precision=case["kv_precision"],
+        attention_precision=case["attention_precision"],
+        gpus_per_node=int(case["gpus_per_node"]),
+        scaleout_bytes_per_s=float(case["scaleout_gbps_per_gpu"] or 400) * 1e9 / 8.0,
+        engine=EngineSettings(
+            max_running_requests=int(case["max_running"]) if case["max_running"] else None,
+            max_batched_tokens=int(case["max_batched_tokens"]) if case["max_batched_tokens"] else None,
+            gpu_memory_utilization=float(case["memory_utilization"]),
+            kv_block_tokens=int(case["kv_block"]),
+            chunked_prefill=case["chunked_prefill"] == "true",
+            overlap_scheduling=case["overlap_scheduling"] == "true",
+            two_batch_overlap=case["two_batch_overlap"] == "true",
+            scheduler_steps=int(case["scheduler_steps"] or 1),
+        ),
+    )
+
+
+def run_case(case: dict[str, str]) -> ServingResult:
+    d = deployment_for(case)
+    kind = case["load"]
+    if kind == "rate":
+        return evaluate(d, Rate(float(case["rate_per_s"])))
+    if kind == "concurrency":
+        return evaluate(d, Concurrency(float(case["concurrency"])))
+    if kind == "prefill_only":
+        return evaluate(d, PrefillOnly())
+    if kind == "decode_only":
+        cell = case["running_per_replica"]
+        running = float(prepare(d).memories[0].max_running_requests) if cell == "max" else float(cell)
+        return evaluate(d, DecodeOnly(running))
+    return evaluate(d, Offline())
+
+
+def _engine_value(metric: str, res: ServingResult) -> float:
+    gpus = res.deployment.gpus
+    if metric in ("output_tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu"):
+        return res.output_tokens_per_s / gpus
+    if metric == "input_tokens_per_s_per_gpu":
+        return res.input_tokens_per_s / gpus
+    if metric == "requests_per_s":
+        return res.requests_per_s
+    assert res.state is not None
+    if metric == "ttft_p50_s":
+        return float(res.state.ttft_s[50.0].ravel()[0])
+    if metric == "tpot_p50_s":
+        return float(res.state.tpot_s[50.0].ravel()[0])
+    if metric == "ttft_mean_s":
+        return float(res.state.ttft_mean_s.ravel()[0])
+    return float(res.state.tpot_mean_s.ravel()[0])
+
+
+def _published(metric: str, m: dict[str, str], case: dict[str, str]) -> float:
+    overrides = dict(x.split("=") for x in case["published_from_notes"].split(";") if x)
+    if metric in overrides:
+        return float(overrides[metric])
+    if metric in ("output_tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu"):
+        return float(m["output_tokens_per_s_per_gpu"])
+    if metric == "input_tokens_per_s_per_gpu":
+        per_node = "per node" in m["throughput_unit"]
+        return float(m["throughput_tokens_per_s"]) / (8.0 if per_node else 1.0)
+    if metric == "requests_per_s":
+        return float(m["requests_per_s"])
+    return float(m[metric])
+
+
+def evaluate_cases(cases: list[dict[str, str]] | None = None) -> tuple[ServingCase, ...]:
+    measurements = {r["id"]: r for r in _rows(MEASUREMENTS_PATH)}
+    out = []
+    for case in cases if cases is not None else _rows(CASES_PATH):
+        m = measurements[case["id"]]
+        res = run_case(case)
+        basis = "; ".join(
+            x
+            for x in (
+                f"input {case['input_len']} tokens ({case['input_basis']})"
+                if case["input_basis"] != "published"
+                else "",
+                case["notes"],
+            )
+            if x
+        )
+        for metric in case["metrics"].split(";"):
+            out.append(
+                ServingCase(
+                    id=case["id"],
+                    group=m["group"],
+                    metric=metric,
+                    published=_published(metric, m, case),
+                    engine=_engine_value(metric, res),
+                    source=m["source"],
+                    basis=basis,
+                    description=f"{m['model']} on {m['gpu_count'] or '?'} x {m['gpu']}, {m['scenario']}",
+                )
+            )
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def run_cases() -> tuple[ServingCase, ...]:
+    return evaluate_cases()
+
+
+def summary(cases: tuple[ServingCase, ...]) -> dict[str, dict[str, Any]]:
+    """Median and worst absolute error per (group, kind)."""
+    out: dict[str, dict[str, Any]] = {}
+    for group in ("calibration", "holdout"):
+        for kind in ("throughput", "latency"):
+            chosen = [c for c in cases if c.group == group and c.kind == kind]
+            if not chosen:
+                continue
+            worst = max(chosen, key=lambda c: abs(c.error))
+            out[f"{group}.{kind}"] = {
+                "cases": len(chosen),
+                "median_error": statistics.median(abs(c.error) for c in chosen),
+                "worst_error": abs(worst.error),
+                "worst_case": f"{worst.id} {worst.metric}",
+            }
+    return out
