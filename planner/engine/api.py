@@ -12,6 +12,8 @@ from typing import Any
 
 from planner.engine.accuracy import uncertainty
 from planner.engine.facility import network, power, tco
+from planner.engine.inference import continuous
+from planner.engine.inference.layout import ServingLayout
 from planner.engine.inference.roofline import estimate_inference
 from planner.engine.inputs.catalog import catalog_gpu as _catalog_gpu
 from planner.engine.inputs.errors import SpecError
@@ -71,6 +73,8 @@ def evaluate(sc: Scenario) -> dict[str, Any]:
         assumptions.update(result.assumptions)
         run_time_s = result.time_s
     out.update(facility_sections(sc, run_time_s, time_band, warnings, assumptions))
+    if sc.kind == "inference":
+        out["inference"]["usd_per_million_tokens"] = usd_per_million_tokens(out, sc)
     out["assumptions"] = assumptions
     out["warnings"] = list(dict.fromkeys(warnings))
     return out
@@ -207,6 +211,8 @@ def _memory_section(mem: dict[str, Any], gpu_name: str, warnings: list[str]) -> 
 
 def _inference(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -> dict[str, Any]:
     assert sc.model is not None and sc.serving is not None
+    if sc.serving.batching == "continuous":
+        return _continuous(sc, warnings, assumptions)
     c = sc.cluster
     overhead = memory.CUDA_CONTEXT_BYTES + memory.NCCL_BUFFER_BYTES
     res = estimate_inference(
@@ -225,9 +231,6 @@ def _inference(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -
     assumptions.update(res.assumptions)
     assumptions.update(memory.assumptions())
     sh = shape_of(sc.model)
-    per_gpu = res.per_gpu_bytes / GiB
-    capacity = res.capacity_bytes / GiB
-    message = f"needs {per_gpu:.1f} GiB per GPU for batch {sc.serving.batch}, the {c.gpu.name} has {capacity:.0f} GiB"
     breakdown = {
         "weights": res.weights_bytes_per_gpu / GiB,
         "gradients": 0.0,
@@ -238,17 +241,98 @@ def _inference(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -
     }
     return {
         "model": _model_section(sc, sh),
-        "parallelism": {"tp": sc.parallelism.tp, "pp": sc.parallelism.pp, "gpus": c.gpus},
-        "memory": {
-            **{f"{k}_gib": v for k, v in breakdown.items()},
-            "per_gpu_gib": per_gpu,
-            "capacity_gib": capacity,
-            "fits": res.fits,
-            "headroom_gib": capacity - per_gpu,
-            "message": message,
-            "breakdown_gib": breakdown,
-        },
-        "inference": res.as_dict(),
+        "parallelism": _inference_parallelism(sc),
+        "memory": _inference_memory(sc, breakdown, res.capacity_bytes / GiB, res.fits),
+        "inference": {**res.as_dict(), **static_serving_keys(res.as_dict(), sc.serving)},
+    }
+
+
+def _continuous(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -> dict[str, Any]:
+    """Continuous batching at a request rate (inference/continuous.py)."""
+    assert sc.model is not None and sc.serving is not None
+    c, s, p = sc.cluster, sc.serving, sc.parallelism
+    d = continuous.deployment(
+        model=sc.model,
+        gpu=c.gpu,
+        serving=s,
+        precision=sc.precision,
+        layout=ServingLayout(p.tp, p.pp, p.ep, s.dp_attention),
+        replicas=c.gpus // (p.tp * p.pp),
+        gpus_per_node=c.gpus_per_node,
+        scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
+    )
+    res = continuous.estimate_continuous(d, s, c.gpus)
+    warnings.extend(res.warnings)
+    assumptions.update(res.assumptions)
+    assumptions.update(memory.assumptions())
+    breakdown = {"gradients": 0.0, "optimizer": 0.0, **res.memory}
+    breakdown = {
+        k: breakdown[k] for k in ("weights", "gradients", "optimizer", "activations", "kv_cache", "other")
+    }
+    return {
+        "model": _model_section(sc, shape_of(sc.model)),
+        "parallelism": _inference_parallelism(sc),
+        "memory": _inference_memory(sc, breakdown, c.gpu.hbm_bytes / GiB, res.fits),
+        "inference": res.section,
+    }
+
+
+def _inference_parallelism(sc: Scenario) -> dict[str, Any]:
+    p, s = sc.parallelism, sc.serving
+    assert s is not None
+    return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp_attention": s.dp_attention, "gpus": sc.cluster.gpus}
+
+
+def _inference_memory(
+    sc: Scenario, breakdown: dict[str, float], capacity: float, fits: bool
+) -> dict[str, Any]:
+    per_gpu = sum(breakdown.values())
+    assert sc.serving is not None
+    batch = sc.serving.batch
+    what = f"batch {batch}" if batch else "the running requests"
+    message = f"needs {per_gpu:.1f} GiB per GPU for {what}, the {sc.cluster.gpu.name} has {capacity:.0f} GiB"
+    return {
+        **{f"{k}_gib": v for k, v in breakdown.items()},
+        "per_gpu_gib": per_gpu,
+        "capacity_gib": capacity,
+        "fits": fits,
+        "headroom_gib": capacity - per_gpu,
+        "message": message,
+        "breakdown_gib": breakdown,
+    }
+
+
+def usd_per_million_tokens(out: dict[str, Any], sc: Scenario) -> dict[str, float | None] | None:
+    """Cost of a million output tokens: the cluster's GPU-hours per hour at the owning cost per utilised GPU-hour
+    (tco.py) and at the cloud price, over the output tokens it produces in an hour: at the request rate when one is
+    given (what it serves of it), else at the given batch. None without economics."""
+    cost = out.get("cost")
+    if cost is None or sc.economics is None:
+        return None
+    section = out["inference"]
+    tokens = section.get("output_tokens_per_s_at_rate") or section["tokens_per_s"]
+    if not tokens:
+        return {"own": None, "cloud": None}
+    million_per_hour = tokens * HOUR / 1e6
+    gpus = sc.cluster.gpus
+    return {
+        "own": gpus * cost["usd_per_gpu_hour"] / million_per_hour,
+        "cloud": gpus * sc.economics.cloud_usd_per_gpu_hour / million_per_hour,
+    }
+
+
+def static_serving_keys(section: dict[str, Any], serving: Any) -> dict[str, Any]:
+    """The continuous-batching keys for a static batch: every request of the batch sees the same TTFT (the batch's
+    prefill) and TPOT, so each percentile is that value; the rate is the batch's throughput in requests."""
+    ttft, tpot = section["ttft_s"], section["tpot_s"]
+    return {
+        "batching": "static",
+        "requests_per_s": serving.rate_per_s,
+        "latency_percentile": serving.latency_percentile,
+        **{f"ttft_s_p{q}": ttft for q in (50, 90, 99)},
+        **{f"tpot_s_p{q}": tpot for q in (50, 90, 99)},
+        "speculative": None,
+        "disaggregated": None,
     }
 
 

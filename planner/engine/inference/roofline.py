@@ -33,6 +33,7 @@ from typing import Any
 
 from planner.engine.facility.network import EFFICIENCY_DEFAULT as SCALEOUT_EFFICIENCY_DEFAULT
 from planner.engine.facility.network import LATENCY_S_DEFAULT as SCALEOUT_LATENCY_S_DEFAULT
+from planner.engine.inference.workload import ServingSpec
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.specs import BYTES_PER_VALUE, GpuSpec, ModelSpec
 from planner.engine.inputs.units import BITS_PER_BYTE, GIGA, GiB
@@ -55,20 +56,6 @@ SCALEOUT_BYTES_PER_S_DEFAULT = 400 * GIGA / BITS_PER_BYTE
 ACTIVATION_BYTES = BYTES_PER_VALUE["bf16"]
 #: Precisions tried, in order, when the GPU has no tensor peak for the requested one.
 _PEAK_FALLBACK = ("bf16", "fp16", "fp32")
-
-
-@dataclass(frozen=True)
-class ServingSpec:
-    """One serving configuration: `batch` concurrent requests per model replica, each with `context_len` prompt
-    tokens and `output_len` generated tokens. `kv_precision=None` stores the KV cache in the weight precision."""
-
-    batch: int
-    context_len: int
-    output_len: int
-    target_tokens_per_s: float | None = None
-    max_ttft_s: float | None = None
-    max_tpot_s: float | None = None
-    kv_precision: str | None = None
 
 
 @dataclass(frozen=True)

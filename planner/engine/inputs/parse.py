@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from planner.engine.inference.roofline import ServingSpec
+from planner.engine.inference.layout import ServingLayout, compute_precision
+from planner.engine.inference.layout import layout_problems as serving_layout_problems
+from planner.engine.inference.shape import serving_shape
 from planner.engine.inputs.cluster import (
     ECONOMICS_KEYS,
     GOODPUT_KEYS,
@@ -35,6 +37,13 @@ from planner.engine.inputs.parallelism import (
     parse_search_space,
 )
 from planner.engine.inputs.scenario import Scenario
+from planner.engine.inputs.serving import (
+    INFERENCE_PARALLELISM_KEYS,
+    SERVING_KEYS,
+    SERVING_PRECISIONS,
+    parse_inference_layout,
+    parse_serving,
+)
 from planner.engine.inputs.specs import PRECISIONS, GpuSpec, ParallelismSpec
 from planner.engine.inputs.units import HOUR
 from planner.engine.job.scaling import SCALINGS, JobSpec
@@ -53,15 +62,6 @@ WORKLOAD_KEYS = (
     "goodput",
     "serving",
     "job",
-)
-SERVING_KEYS = (
-    "batch",
-    "context_len",
-    "output_len",
-    "target_tokens_per_s",
-    "max_ttft_s",
-    "max_tpot_s",
-    "kv_precision",
 )
 JOB_KEYS = ("single_gpu_hours", "parallel_fraction", "measured_speedup", "measured_gpus", "scaling")
 KINDS = ("training", "inference", "job")
@@ -189,45 +189,40 @@ def _training(
 
 def _inference(w: Fields, sc: Scenario, problems: list[Problem], assumptions: dict[str, Any]) -> Scenario:
     model = parse_model(w, problems, assumptions)
-    precision = _precision(w, sc.cluster.gpu, assumptions)
-    p = w.child("parallelism", PARALLELISM_KEYS)
-    tp = pp = 1
-    if p is not None and p.ok:
-        tp = p.number("tp", integer=True, minimum=1, default=1) or 1
-        pp = p.number("pp", integer=True, minimum=1, default=1) or 1
-        for key in PARALLELISM_KEYS:
-            if key not in ("tp", "pp") and p.has(key):
-                p.problem(key, "inference takes only tp and pp")
+    precision = _serving_precision(w, sc.cluster.gpu, assumptions)
+    layout = parse_inference_layout(w.child("parallelism", INFERENCE_PARALLELISM_KEYS), problems)
+    tp, pp, ep, dp_attention = layout
     gpus = sc.cluster.gpus
     if cluster_valid(sc) and gpus % (tp * pp):
         problems.append(Problem("workload.parallelism.tp", f"tp·pp = {tp * pp} must divide gpus ({gpus})"))
-    if model is not None and pp > model.layers:
-        problems.append(
-            Problem("workload.parallelism.pp", f"must not exceed the model's layers ({model.layers})")
-        )
-    if model is not None and model.heads % tp:
-        problems.append(
-            Problem("workload.parallelism.tp", f"must divide the attention heads ({model.heads})")
-        )
+    if model is not None:
+        shape = serving_shape(model)
+        problems.extend(serving_layout_problems(shape, ServingLayout(tp, pp, ep, dp_attention)))
     s = w.child("serving", SERVING_KEYS, required=True)
-    serving = None
-    if s is not None and s.ok:
-        batch = s.number("batch", required=True, integer=True, minimum=1)
-        context = s.number("context_len", required=True, integer=True, minimum=1)
-        output = s.number("output_len", required=True, integer=True, minimum=1)
-        target = s.number("target_tokens_per_s", above=0)
-        ttft = s.number("max_ttft_s", above=0)
-        tpot = s.number("max_tpot_s", above=0)
-        kv_precision = s.string("kv_precision", choices=PRECISIONS)
-        if None not in (batch, context, output):
-            serving = ServingSpec(batch, context, output, target, ttft, tpot, kv_precision)
+    serving = parse_serving(s, model, layout, problems) if s is not None and s.ok else None
     for key in ("tokens_b", "optimizer", "job"):
         if w.has(key):
             w.problem(key, "not used by kind 'inference'")
-    par = ParallelismSpec(tp=tp, pp=pp, dp=max(gpus // (tp * pp), 1))
+    par = ParallelismSpec(tp=tp, pp=pp, dp=max(gpus // (tp * pp), 1), ep=ep)
     return replace(
         sc, model=model, precision=precision or PRECISION_DEFAULT, serving=serving, parallelism=par
     )
+
+
+def _serving_precision(w: Fields, gpu: GpuSpec, assumptions: dict[str, Any]) -> str | None:
+    """Weights of a served model: any precision the serving model knows; a format without a tensor peak on this GPU
+    runs weight-only (de-quantised to 16-bit for the math), which the result says."""
+    precision = w.string("precision", default=PRECISION_DEFAULT, choices=SERVING_PRECISIONS)
+    if not w.has("precision"):
+        assume(assumptions, "workload.precision", PRECISION_DEFAULT, "", "16-bit (BF16) weights")
+    if precision is not None and gpu.peak_flop_per_s and compute_precision(gpu, precision) is None:
+        have = ", ".join(gpu.peak_flop_per_s) or "none"
+        w.problem(
+            "precision",
+            f"the {gpu.name} has no tensor peak to compute {precision} weights with (it has: {have})",
+        )
+        return None
+    return precision
 
 
 def _job(j: Fields | None, problems: list[Problem]) -> JobSpec | None:

@@ -8,7 +8,7 @@ from typing import Any
 from planner.engine.facility.network import NetworkSpec
 from planner.engine.facility.power import CoolingSpec
 from planner.engine.facility.tco import EconomicsSpec
-from planner.engine.inference.roofline import ServingSpec
+from planner.engine.inference.workload import ServingSpec
 from planner.engine.inputs.specs import GpuSpec, ModelSpec, ParallelismSpec
 from planner.engine.job.scaling import JobSpec
 from planner.engine.training.goodput import GoodputSpec

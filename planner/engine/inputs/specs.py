@@ -23,6 +23,7 @@ BYTES_PER_VALUE: dict[str, float] = {
     "fp8": 1.0,
     "int8": 1.0,
     "fp4": 0.5,
+    "int4": 0.5,  # serving weights only (AWQ/GPTQ): run weight-only on 16-bit tensor cores
 }
 
 FfnType = Literal["gelu", "swiglu"]

@@ -1,9 +1,9 @@
-"""The serving model against published serving measurements (planner/engine/serving/data/).
+"""The serving model against published serving measurements (planner/engine/accuracy/data/serving_*.csv).
 
 * serving_measurements.csv: the published figures, one row per measurement, with model, GPU, precision, layout,
   lengths, load, throughput, TTFT/TPOT percentiles and the source (MLPerf Inference result logs, TensorRT-LLM
   perf-overview tables, vLLM/SGLang/AMD blogs, NVIDIA NIM pages). Group "calibration" may fit the constants in
-  efficiency.py; group "holdout" (MLPerf Inference v4.1, TensorRT-LLM <= 1.0, NVIDIA NIM 1.x) is never fitted to.
+  inference/rates.py; group "holdout" (MLPerf Inference v4.1, TensorRT-LLM <= 1.0, NVIDIA NIM 1.x) is never fitted to.
 * serving_cases.csv: how the engine runs each measurement it can model: preset model, catalog GPU, precisions,
   layout, replicas, load kind, lengths, the serving engine's limits as the submitter configured them (or, where
   the source does not state them, the engine's documented defaults, said in `notes`), and which published
@@ -35,13 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from planner.engine.catalog import catalog_gpu
-from planner.engine.errors import Problem
-from planner.engine.fields import Fields
-from planner.engine.parse_cluster import gpu_spec_from_object
-from planner.engine.parse_model import parse_model
-from planner.engine.serving.layout import ServingLayout
-from planner.engine.serving.service import (
+from planner.engine.inference.layout import ServingLayout
+from planner.engine.inference.service import (
     Concurrency,
     DecodeOnly,
     Deployment,
@@ -53,8 +48,13 @@ from planner.engine.serving.service import (
     evaluate,
     prepare,
 )
-from planner.engine.serving.workload import Lengths, Speculation, Workload
-from planner.engine.specs import GpuSpec, ModelSpec
+from planner.engine.inference.workload import Lengths, Speculation, Workload
+from planner.engine.inputs.catalog import catalog_gpu
+from planner.engine.inputs.cluster import gpu_spec_from_object
+from planner.engine.inputs.errors import Problem
+from planner.engine.inputs.fields import Fields
+from planner.engine.inputs.model import parse_model
+from planner.engine.inputs.specs import GpuSpec, ModelSpec
 
 DATA = Path(__file__).resolve().parent / "data"
 MEASUREMENTS_PATH = DATA / "serving_measurements.csv"
@@ -130,7 +130,7 @@ def _gpu(gpu_id: str) -> GpuSpec:
 
 
 def _speculation(cell: str) -> Speculation | None:
-    """"mtp:<draft passes>:<acceptance length>" (the published mean accepted tokens per step)."""
+    """ "mtp:<draft passes>:<acceptance length>" (the published mean accepted tokens per step)."""
     if not cell:
         return None
     method, passes, tau = cell.split(":")
@@ -149,7 +149,10 @@ def deployment_for(case: dict[str, str]) -> Deployment:
         model=_model(case["model"]),
         gpu=_gpu(case["gpu"]),
         layout=ServingLayout(
-            tp=int(case["tp"]), pp=int(case["pp"]), ep=int(case["ep"]), dp_attention=case["dp_attention"] == "true"
+            tp=int(case["tp"]),
+            pp=int(case["pp"]),
+            ep=int(case["ep"]),
+            dp_attention=case["dp_attention"] == "true",
         ),
         replicas=int(case["replicas"]),
         workload=workload,

@@ -20,6 +20,8 @@ import numpy as np
 
 LENGTH_DISTRIBUTIONS = ("fixed", "exponential", "lognormal")
 SPECULATIVE_METHODS = ("mtp", "eagle", "draft_model", "ngram")
+BATCHING = ("continuous", "static")
+LATENCY_PERCENTILES = (50.0, 90.0, 99.0)
 
 
 @dataclass(frozen=True)
@@ -123,3 +125,67 @@ class EngineLimits:
     max_running_requests: float
     max_batched_tokens: float
     chunked_prefill: bool = True
+
+
+@dataclass(frozen=True)
+class DisaggregationSpec:
+    """Separate prefill and decode pools (DistServe, arXiv:2401.09670). GPU counts None: the sizer splits the
+    cluster's replicas between the pools to serve the most requests within the targets."""
+
+    prefill_gpus: int | None = None
+    decode_gpus: int | None = None
+
+
+@dataclass(frozen=True)
+class ServingSpec:
+    """One serving workload as `workload.serving` states it (docs/engine-contract.md).
+
+    The first seven fields are the original static-batching inputs (`batch` concurrent requests per replica, each
+    with `context_len` prompt tokens and `output_len` generated ones; `kv_precision=None` stores the KV cache in the
+    weight precision). The rest describe continuous batching at a request rate; their defaults are vLLM's."""
+
+    batch: int | None
+    context_len: int
+    output_len: int
+    target_tokens_per_s: float | None = None
+    max_ttft_s: float | None = None
+    max_tpot_s: float | None = None
+    kv_precision: str | None = None
+    batching: str = "continuous"
+    requests_per_s: float | None = None
+    latency_percentile: float = 90.0
+    input_distribution: str = "fixed"
+    input_cv: float = 0.0
+    output_distribution: str = "fixed"
+    output_cv: float = 0.0
+    prefix_cache_hit_rate: float = 0.0
+    attention_precision: str | None = None
+    dense_precision: str | None = None
+    max_running_requests: int | None = None
+    max_batched_tokens: int | None = None
+    gpu_memory_utilization: float | None = None
+    kv_block_tokens: int | None = None
+    chunked_prefill: bool = True
+    overlap_scheduling: bool = False
+    scheduler_steps: int = 1
+    speculative: Speculation | None = None
+    disaggregated: DisaggregationSpec | None = None
+    ep: int = 1
+    dp_attention: bool = False
+
+    @property
+    def rate_per_s(self) -> float | None:
+        """The request rate to serve: `requests_per_s`, else `target_tokens_per_s` / `output_len`."""
+        if self.requests_per_s is not None:
+            return self.requests_per_s
+        if self.target_tokens_per_s is not None:
+            return self.target_tokens_per_s / self.output_len
+        return None
+
+    def workload(self) -> Workload:
+        return Workload(
+            input=Lengths(float(self.context_len), self.input_distribution, self.input_cv),
+            output=Lengths(float(self.output_len), self.output_distribution, self.output_cv),
+            prefix_hit_rate=self.prefix_cache_hit_rate,
+            speculation=self.speculative or NO_SPECULATION,
+        )

@@ -9,7 +9,7 @@ cheapest layout is the one with the fewest GPUs (same GPU type, so the same pric
 headroom. The count follows the request rate only: nothing here depends on a batch a user typed.
 
 Disaggregated serving (DistServe, Zhong et al. 2024, arXiv:2401.09670): a prefill pool meets the TTFT target
-(queue + prompt + KV transfer over the scale-out fabric at efficiency.KV_TRANSFER_FRACTION) and a decode pool the TPOT
+(queue + prompt + KV transfer over the scale-out fabric at rates.KV_TRANSFER_FRACTION) and a decode pool the TPOT
 target, each with its own best layout; the ratio of their replica counts is chosen here, and the split is offered
 when it needs fewer GPUs than colocated serving.
 """
@@ -22,16 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from planner.engine.serving import efficiency as eff
-from planner.engine.serving.kvcache import kv_bytes_per_token_per_gpu
-from planner.engine.serving.layout import ServingLayout, layout_problems
-from planner.engine.serving.load import PERCENTILES, LoadModel, LoadState, Replicas
-from planner.engine.serving.service import Deployment, EngineSettings, Prepared, prepare
-from planner.engine.serving.shape import serving_shape
-from planner.engine.serving.step import BYTES_PER_VALUE
-from planner.engine.serving.workload import Lengths, Workload
-from planner.engine.specs import GpuSpec, ModelSpec
-from planner.engine.units import HOUR
+from planner.engine.inference import rates as eff
+from planner.engine.inference.kvcache import kv_bytes_per_token_per_gpu
+from planner.engine.inference.layout import ServingLayout, layout_problems
+from planner.engine.inference.load import PERCENTILES, LoadModel, LoadState, Replicas
+from planner.engine.inference.service import Deployment, EngineSettings, Prepared, prepare
+from planner.engine.inference.shape import serving_shape
+from planner.engine.inference.workload import Lengths, Workload
+from planner.engine.inputs.specs import BYTES_PER_VALUE, GpuSpec, ModelSpec
+from planner.engine.inputs.units import HOUR
 
 #: Load states per layout on which the rate meeting the targets is searched (x / x_max, denser near zero).
 GRID = np.concatenate([np.geomspace(2e-3, 0.5, 18), np.linspace(0.55, 1.0, 14)])
@@ -174,9 +173,7 @@ def _within(value: np.ndarray, target: float | None) -> np.ndarray:
     return np.ones_like(value, dtype=bool) if target is None else value <= target
 
 
-def _rate_meeting(
-    rates: np.ndarray, ok: np.ndarray, saturated: np.ndarray
-) -> np.ndarray:
+def _rate_meeting(rates: np.ndarray, ok: np.ndarray, saturated: np.ndarray) -> np.ndarray:
     """Per layout (rows), the highest rate on the grid before the first state that misses a target."""
     usable = ok & ~saturated
     first_bad = np.where(usable.all(axis=1), usable.shape[1], np.argmin(usable, axis=1))
@@ -243,7 +240,9 @@ def _failure(req: ServiceRequest, opts: list[LayoutOption], gpu: str) -> str:
     """Which target no layout meets, and by how much at the best layout's lightest load."""
     fitting = [o for o in opts if o.fits]
     if not fitting:
-        return f"the model does not fit on {gpu} in any layout up to {req.max_gpus_per_replica} GPUs per replica"
+        return (
+            f"the model does not fit on {gpu} in any layout up to {req.max_gpus_per_replica} GPUs per replica"
+        )
     pct = f"p{req.percentile:g}"
     parts = []
     if req.ttft_target_s is not None:
@@ -277,7 +276,9 @@ def _kv_transfer_s(req: ServiceRequest, c: Candidate, prefill: ServingLayout) ->
     return req.workload.input.mean * per_token / bandwidth
 
 
-def _pool(req: ServiceRequest, c: Candidate, lays: list[ServingLayout], *, prefill: bool) -> LayoutOption | None:
+def _pool(
+    req: ServiceRequest, c: Candidate, lays: list[ServingLayout], *, prefill: bool
+) -> LayoutOption | None:
     """The cheapest layout of a prefill pool (TTFT target, prompts only) or a decode pool (TPOT target)."""
     wl = req.workload
     if prefill:
@@ -288,7 +289,13 @@ def _pool(req: ServiceRequest, c: Candidate, lays: list[ServingLayout], *, prefi
         extra = None
     p = prepare(_deployment(req, c, pool_wl), lays, extra_ttft_s=extra)
     lm = LoadModel(
-        Replicas(p.replicas.coef, p.replicas.max_running, p.replicas.max_batched_tokens, True, p.replicas.extra_ttft_s),
+        Replicas(
+            p.replicas.coef,
+            p.replicas.max_running,
+            p.replicas.max_batched_tokens,
+            True,
+            p.replicas.extra_ttft_s,
+        ),
         pool_wl,
         p.step_overhead_s,
         prefill_only=prefill,
@@ -327,11 +334,15 @@ def size_service(req: ServiceRequest) -> list[GpuAnswer]:
     return [size_gpu(req, c) for c in req.candidates]
 
 
-def latency_curve(req: ServiceRequest, c: Candidate, layout: ServingLayout, points: int = 24) -> dict[str, Any]:
+def latency_curve(
+    req: ServiceRequest, c: Candidate, layout: ServingLayout, points: int = 24
+) -> dict[str, Any]:
     """Throughput against latency for one layout of one GPU type: per load state the request rate per replica,
     output tokens/s per GPU and the TTFT/TPOT percentiles (for the pages' throughput-latency charts)."""
     p = prepare(replace(_deployment(req, c), layout=layout))
-    grid = np.concatenate([np.geomspace(1e-3, 0.5, points // 2), np.linspace(0.55, 1.0, points - points // 2)])
+    grid = np.concatenate(
+        [np.geomspace(1e-3, 0.5, points // 2), np.linspace(0.55, 1.0, points - points // 2)]
+    )
     st: LoadState = p.model.state(p.model.x_max[:, None] * grid[None, :])
     gpus = layout.gpus
     return {

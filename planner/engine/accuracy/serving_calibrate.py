@@ -1,8 +1,8 @@
 """Fit the serving model's few free constants ONCE on the whole calibration group (never per case, never on the
 hold-out group), and the leave-one-out errors that give every serving result its range.
 
-`python -m planner.engine.serving.calibrate` prints the fit; the fitted values are then written by hand into
-efficiency.py (with the published range each must stay in) and tests/engine/test_serving_validation.py checks that
+`python -m planner.engine.accuracy.serving_calibrate` prints the fit; the fitted values are then written by hand into
+inference/rates.py (with the published range each must stay in) and tests/engine/test_serving_validation.py checks that
 they still minimise the loss on the shipped cases.
 
 Loss: the mean over calibration cases of min(|ln(engine / published)|, CLIP)², throughput and latency cases
@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-from planner.engine.serving import efficiency as eff
-from planner.engine.serving.validation import CASES_PATH, MEASUREMENTS_PATH, ServingCase, _rows, evaluate_cases
+from planner.engine.accuracy.serving import CASES_PATH, MEASUREMENTS_PATH, ServingCase, _rows, evaluate_cases
+from planner.engine.inference import rates as eff
 
-CLIP = 1.5
-#: constant -> (low, high, grid points) inside the published range quoted in efficiency.py.
+CLIP = 0.7
+#: constant -> (low, high, grid points) inside the published range quoted in inference/rates.py.
 SEARCH_SPACE: dict[str, tuple[float, float, int]] = {
     "WEIGHT_STREAM_HBM_FRACTION": (0.45, 0.95, 11),
     "GEMM_PEAK_FRACTION.fp8": (0.38, 0.78, 11),
@@ -115,6 +115,3 @@ def main(out: TextIO = sys.stdout) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-

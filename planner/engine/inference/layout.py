@@ -13,13 +13,14 @@ Vocabulary (TensorRT-LLM / SGLang / vLLM):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from planner.engine import efficiency as training_efficiency
-from planner.engine.errors import Problem
-from planner.engine.serving.shape import ServingShape
-from planner.engine.specs import GpuSpec
-from planner.engine.units import GiB
+from planner.engine.inference.shape import ServingShape
+from planner.engine.inputs.errors import Problem
+from planner.engine.inputs.specs import GpuSpec
+from planner.engine.inputs.units import GiB
+from planner.engine.perf.efficiency import mamf_fraction
 
 #: Scale-up bandwidth (both directions, bytes/s) at or below which a GPU is taken to talk over PCIe (no NVLink or
 #: Infinity Fabric): the catalog gives such GPUs their PCIe x16 host link, at most 242 GB/s for Gen6
@@ -61,7 +62,18 @@ class ServingLayout:
         return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "dp_attention": self.dp_attention}
 
 
-def layout_problems(shape: ServingShape, lay: ServingLayout, path: str = "workload.parallelism") -> list[Problem]:
+def kv_head_share(shape: ServingShape, lay: ServingLayout) -> float:
+    """Share of a request's KV cache one attention-TP rank holds: KV heads split over ranks, but a head is never
+    split, so with kv_heads < attention-TP each rank keeps one whole head; MLA's latent cannot be split by head and
+    is whole on every rank."""
+    if shape.mla:
+        return 1.0
+    return max(1, math.ceil(shape.kv_heads / lay.attention_tp)) / shape.kv_heads
+
+
+def layout_problems(
+    shape: ServingShape, lay: ServingLayout, path: str = "workload.parallelism"
+) -> list[Problem]:
     """Why a layout cannot serve this model (empty when it can)."""
     problems: list[Problem] = []
     if lay.tp < 1 or lay.pp < 1 or lay.ep < 1:
@@ -97,7 +109,7 @@ class ServingHardware:
     dense_gemm_peak_flop_per_s: float
     attention_precision: str
     attention_peak_flop_per_s: float
-    matmul_ceiling_ratio: float  # this GPU's measured matmul ceiling / the H100's (efficiency.MAMF table)
+    matmul_ceiling_ratio: float  # this GPU's measured matmul ceiling / the H100's (rates.MAMF table)
     scaleup_bytes_per_s: float  # one direction
     pcie_only: bool
     gpus_per_node: int
@@ -135,11 +147,11 @@ def compute_precision(gpu: GpuSpec, weight_precision: str) -> str | None:
 def matmul_ceiling_ratio(gpu: GpuSpec) -> float:
     """How this GPU's measured matmul ceiling (fraction of its own peak) compares with the H100's, on which the
     serving fractions' published ranges were measured (DeepGEMM, FlashMLA on H800 = H100 silicon). The ceilings
-    are measurements (stas00/ml-engineering "Maximum Achievable Matmul FLOPS" table, planner/engine/efficiency.py
+    are measurements (stas00/ml-engineering "Maximum Achievable Matmul FLOPS" table, planner/engine/rates.py
     MAMF_FRACTION_BY_GPU), not the training calibration: MI300X reaches 782/1300 = 0.60 of its peak where an H100
     reaches 792/989 = 0.80."""
     key = f"{gpu.catalog_id or ''} {gpu.name}"
-    return float(training_efficiency.mamf_fraction(key) / training_efficiency.mamf_fraction("h100"))
+    return float(mamf_fraction(key) / mamf_fraction("h100"))
 
 
 def serving_hardware(

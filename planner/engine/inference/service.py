@@ -16,19 +16,19 @@ from typing import Any
 
 import numpy as np
 
-from planner.engine.serving import efficiency as eff
-from planner.engine.serving.kvcache import ReplicaMemory, replica_memory
-from planner.engine.serving.layout import ServingHardware, ServingLayout, serving_hardware
-from planner.engine.serving.load import LoadModel, LoadState, Replicas
-from planner.engine.serving.shape import ServingShape, serving_shape
-from planner.engine.serving.step import BYTES_PER_VALUE, StepCoefficients, cycle_time_s, step_coefficients
-from planner.engine.serving.workload import EngineLimits, Workload
-from planner.engine.specs import GpuSpec, ModelSpec
+from planner.engine.inference import rates as eff
+from planner.engine.inference.kvcache import ReplicaMemory, replica_memory
+from planner.engine.inference.layout import ServingHardware, ServingLayout, serving_hardware
+from planner.engine.inference.load import LoadModel, LoadState, Replicas
+from planner.engine.inference.shape import ServingShape, serving_shape
+from planner.engine.inference.step import StepCoefficients, cycle_time_s, step_coefficients
+from planner.engine.inference.workload import EngineLimits, Workload
+from planner.engine.inputs.specs import BYTES_PER_VALUE, GpuSpec, ModelSpec
 
 
 @dataclass(frozen=True)
 class EngineSettings:
-    """The serving engine's knobs (None = the vLLM V1 default for the GPU, efficiency.engine_defaults)."""
+    """The serving engine's knobs (None = the vLLM V1 default for the GPU, rates.engine_defaults)."""
 
     max_running_requests: int | None = None  # per attention-DP rank (vLLM max_num_seqs)
     max_batched_tokens: int | None = None  # per rank and step (vLLM max_num_batched_tokens)
@@ -106,17 +106,22 @@ class Prepared:
     coef: StepCoefficients
     replicas: Replicas
     model: LoadModel
-    step_overhead_s: float
+    engine: EngineSettings
+
+    def pool_model(self, wl: Workload, *, prefill: bool) -> LoadModel:
+        """The same replicas as a disaggregated prefill pool (prompts only) or decode pool (no prompts)."""
+        r = self.replicas
+        return LoadModel(
+            Replicas(r.coef, r.max_running, r.max_batched_tokens, True, r.extra_ttft_s),
+            wl,
+            overlap_scheduling=self.engine.overlap_scheduling,
+            scheduler_steps=self.engine.scheduler_steps,
+            prefill_only=prefill,
+            decode_only=not prefill,
+        )
 
 
-def step_overhead_s(engine: EngineSettings) -> float:
-    """The fixed cost per step: hidden behind the GPU with overlap scheduling (SGLang, vLLM async scheduling)."""
-    return 0.0 if engine.overlap_scheduling else eff.STEP_OVERHEAD_S
-
-
-def prepare(
-    d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttft_s: Any = None
-) -> Prepared:
+def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttft_s: Any = None) -> Prepared:
     """Shape, hardware, memory and step coefficients for `layouts` (default: the deployment's own)."""
     lays = layouts or [d.layout]
     shape = serving_shape(d.model)
@@ -160,9 +165,13 @@ def prepare(
         comm_overlap=d.engine.two_batch_overlap,
     )
     reps = Replicas.of(coef, limits, extra_ttft_s)
-    overhead = step_overhead_s(d.engine)
-    model = LoadModel(reps, d.workload, overhead, d.engine.scheduler_steps)
-    return Prepared(shape, hw, tuple(lays), tuple(memories), coef, reps, model, model.overhead)
+    model = LoadModel(
+        reps,
+        d.workload,
+        overlap_scheduling=d.engine.overlap_scheduling,
+        scheduler_steps=d.engine.scheduler_steps,
+    )
+    return Prepared(shape, hw, tuple(lays), tuple(memories), coef, reps, model, d.engine)
 
 
 @dataclass(frozen=True)
@@ -230,7 +239,8 @@ def _prefill_only(d: Deployment, p: Prepared, mem: ReplicaMemory, cap: float) ->
             prefill_tokens=np.asarray([budget]),
             cached_tokens=np.zeros(1),
             prefill_pairs=np.asarray([budget * pairs_per_token]),
-            step_overhead_s=p.step_overhead_s,
+            step_overhead_s=p.model.overhead + p.model.eager_overhead,
+            per_request_overhead=p.model.per_request_overhead,
         )[0]
     )
     tokens = budget / t / (1.0 - wl.prefix_hit_rate) * d.replicas

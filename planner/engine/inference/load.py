@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from planner.engine.serving import efficiency as eff
-from planner.engine.serving.step import StepCoefficients, cycle_time_s
-from planner.engine.serving.workload import EngineLimits, Workload
+from planner.engine.inference import rates as eff
+from planner.engine.inference.step import StepCoefficients, cycle_time_s
+from planner.engine.inference.workload import EngineLimits, Workload
 
 SAMPLES = 512
 SEED = 14
@@ -103,17 +103,19 @@ class LoadModel:
         self,
         rep: Replicas,
         wl: Workload,
-        step_overhead_s: float | None = None,
-        scheduler_steps: int = 1,
         *,
+        overlap_scheduling: bool = False,
+        scheduler_steps: int = 1,
         prefill_only: bool = False,
         decode_only: bool = False,
     ) -> None:
-        """`prefill_only`: a disaggregated prefill pool (prompts only, its first token then leaves);
-        `decode_only`: a decode pool (requests arrive with their KV cache; no prompt tokens in its steps)."""
+        """`overlap_scheduling`: the CPU work of each step is hidden behind the GPU's (SGLang's overlap scheduler,
+        vLLM's async scheduling); `scheduler_steps`: vLLM multi-step scheduling; `prefill_only`: a disaggregated
+        prefill pool (prompts only; the first token then leaves); `decode_only`: a decode pool (requests arrive with
+        their KV cache, no prompt tokens in its steps)."""
         self.rep, self.wl = rep, wl
         self.scheduler_steps = max(1, scheduler_steps)
-        hidden = step_overhead_s == 0.0  # overlap scheduling hides the CPU work behind the GPU
+        hidden = overlap_scheduling
         self.overhead = 0.0 if hidden else eff.STEP_OVERHEAD_S / self.scheduler_steps
         self.eager_overhead = 0.0 if hidden else eff.EAGER_STEP_OVERHEAD_S
         self.per_request_overhead = not hidden
@@ -123,7 +125,9 @@ class LoadModel:
         self.new_in = 0.0 if decode_only else wl.new_input_tokens
         self.pairs = 0.0 if decode_only else wl.prefill_pairs_per_request
         #: second moment of the prompt tokens computed per request (0 in a decode pool)
-        self.in_second_moment = 0.0 if decode_only else (1.0 - wl.prefix_hit_rate) ** 2 * wl.input.second_moment
+        self.in_second_moment = (
+            0.0 if decode_only else (1.0 - wl.prefix_hit_rate) ** 2 * wl.input.second_moment
+        )
         rng = np.random.default_rng(SEED)
         u = rng.random((7, SAMPLES))
         z = rng.standard_normal((4, SAMPLES))
@@ -131,7 +135,9 @@ class LoadModel:
         self.z = z
         self.in_samples = wl.input.sample(u[0], z[0])
         self.out_samples = wl.output.sample(u[1], z[1])
-        x_b = rep.max_running / self.steps_out if self.steps_out > 0 else np.full_like(rep.max_running, np.inf)
+        x_b = (
+            rep.max_running / self.steps_out if self.steps_out > 0 else np.full_like(rep.max_running, np.inf)
+        )
         if rep.chunked_prefill:
             x_tok = rep.max_batched_tokens / (self.verify * self.steps_out + self.new_in)
             self.x_max = np.minimum(x_b, x_tok)
@@ -142,7 +148,7 @@ class LoadModel:
 
     def _cycle(self, d: Any, p: Any, k: Any, a: Any, like: np.ndarray, eager: Any = 0.0) -> np.ndarray:
         """Cycle time; `eager` is the share of such steps that carry prompt chunks and so run without a CUDA
-        graph (efficiency.EAGER_STEP_OVERHEAD_S)."""
+        graph (rates.EAGER_STEP_OVERHEAD_S)."""
         return cycle_time_s(
             self.rep.coef,
             decode_tokens=d + 0.0 * like,
@@ -265,7 +271,9 @@ class LoadModel:
             "extra": extra + 0.0 * x,
         }
 
-    def state(self, x: np.ndarray, *, closed_loop_extra_wait_s: Any = 0.0, open_loop: bool = True) -> LoadState:
+    def state(
+        self, x: np.ndarray, *, closed_loop_extra_wait_s: Any = 0.0, open_loop: bool = True
+    ) -> LoadState:
         """Fluid state and sampled latency percentiles at x (any shape with layouts first)."""
         wl, rep = self.wl, self.rep
         x = np.asarray(x, dtype=float)
@@ -281,11 +289,11 @@ class LoadModel:
         # TTFT samples
         residual = np.where(u[2] < parts["busy"][e], u[3] * ts * self.scheduler_steps, 0.0)
         rho_p = parts["rho_p"][e]
-        wait_p = np.where(u[4] < rho_p, -(parts["wait_p"][e] / rho_p) * np.log1p(-u[5]), 0.0)
-        p_s = parts["p_wait_s"][e]
-        wait_s = np.where(
-            u[6] < p_s, -(parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * np.log1p(-u[5]), 0.0
+        wait_p = np.where(
+            u[4] < rho_p, -(parts["wait_p"][e] / np.maximum(rho_p, 1e-30)) * np.log1p(-u[5]), 0.0
         )
+        p_s = parts["p_wait_s"][e]
+        wait_s = np.where(u[6] < p_s, -(parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * np.log1p(-u[5]), 0.0)
         if rep.chunked_prefill:
             left = parts["left"][e]
             chunks = np.ceil(in_new / left)
@@ -320,7 +328,9 @@ class LoadModel:
         sd_p = np.sqrt(xs * self.in_second_moment) / np.sqrt(steps)
         if rep.chunked_prefill:
             budget = _col(rep.max_batched_tokens, x)[e]
-            prefill = np.clip(xs * self.new_in + sd_p * z[3], 0.0, np.maximum(budget - run_s * self.verify, 0.0))
+            prefill = np.clip(
+                xs * self.new_in + sd_p * z[3], 0.0, np.maximum(budget - run_s * self.verify, 0.0)
+            )
             step_i = self._cycle(
                 run_s * self.verify,
                 prefill,

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.engine.model import (
+from planner.engine.inputs.specs import ModelSpec
+from planner.engine.transformer.params import (
     attention_params,
     expert_params,
     ffn_params,
@@ -23,7 +24,6 @@ from planner.engine.model import (
     moe_layer_count,
     norm_params,
 )
-from planner.engine.specs import ModelSpec
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from planner.engine.memory import CUDA_CONTEXT_BYTES, NCCL_BUFFER_BYTES
-from planner.engine.serving.layout import ServingHardware, ServingLayout
-from planner.engine.serving.shape import ServingShape
-from planner.engine.serving.step import ACTIVATION_BYTES
+from planner.engine.inference.layout import ServingHardware, ServingLayout, kv_head_share
+from planner.engine.inference.shape import ServingShape
+from planner.engine.inference.step import ACTIVATION_BYTES
+from planner.engine.training.memory import CUDA_CONTEXT_BYTES, NCCL_BUFFER_BYTES
 
 #: Logits are sampled in fp32 (vLLM's sampler upcasts; 4 bytes per vocabulary entry and running request).
 LOGIT_BYTES = 4.0
@@ -58,11 +58,7 @@ def weights_bytes_per_gpu(
 def kv_bytes_per_token_per_gpu(shape: ServingShape, lay: ServingLayout, kv_bpv: float) -> float:
     """KV bytes one cached token of one request takes on each GPU holding it: its stage's layers, the KV heads of
     the GPU's attention-TP rank (a head is never split; MLA's latent is whole on every rank)."""
-    if shape.mla:
-        share = 1.0
-    else:
-        share = max(1, math.ceil(shape.kv_heads / lay.attention_tp)) / shape.kv_heads
-    return shape.kv_values_per_token_layer * shape.layers / lay.pp * kv_bpv * share
+    return shape.kv_values_per_token_layer * shape.layers / lay.pp * kv_bpv * kv_head_share(shape, lay)
 
 
 def replica_memory(
@@ -84,9 +80,12 @@ def replica_memory(
     dp = lay.attention_dp
     weights = weights_bytes_per_gpu(shape, lay, weight_bpv, dense_weight_bpv)
     ffn_per_gpu = shape.ffn_columns_per_token / lay.tp
-    workspace = max_batched_tokens * ACTIVATION_BYTES * (
-        WORKSPACE_HIDDEN_VALUES * shape.hidden + WORKSPACE_FFN_VALUES * ffn_per_gpu
-    ) + max_running_requests * shape.vocab * LOGIT_BYTES / lay.tp
+    workspace = (
+        max_batched_tokens
+        * ACTIVATION_BYTES
+        * (WORKSPACE_HIDDEN_VALUES * shape.hidden + WORKSPACE_FFN_VALUES * ffn_per_gpu)
+        + max_running_requests * shape.vocab * LOGIT_BYTES / lay.tp
+    )
     overhead = CUDA_CONTEXT_BYTES + (NCCL_BUFFER_BYTES if lay.gpus > 1 else 0.0)
     budget = hw.hbm_bytes * gpu_memory_utilization - weights - workspace - overhead
     per_token = kv_bytes_per_token_per_gpu(shape, lay, kv_bpv)

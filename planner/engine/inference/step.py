@@ -13,7 +13,7 @@ a roofline (max of its memory time and compute time, Williams et al. CACM 2009):
 * LM head: for the tokens that need logits (decode tokens; one per finishing prompt, negligible, left out);
 * attention: the KV cache read (decode) and written, at the KV precision, vs attention FLOPs at the attention
   precision (own peak and fraction, not the weights');
-* elementwise kernels: activation traffic (efficiency.ELEMENTWISE_*);
+* elementwise kernels: activation traffic (rates.ELEMENTWISE_*);
 * communication: two all-reduces per layer over the attention-TP group; with attention data parallelism and
   expert parallelism, one dispatch and one combine all-to-all per MoE layer (FP8 dispatch, 16-bit combine,
   DeepEP); pipeline hand-offs between stages; on the scale-up link inside a node, the NIC across nodes.
@@ -31,25 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from planner.engine.serving import efficiency as eff
-from planner.engine.serving.layout import ServingHardware, ServingLayout
-from planner.engine.serving.shape import ServingShape
+from planner.engine.inference import rates as eff
+from planner.engine.inference.layout import ServingHardware, ServingLayout, kv_head_share
+from planner.engine.inference.shape import ServingShape
 
 #: Bytes of an activation value exchanged between GPUs or written by elementwise kernels (16-bit).
 ACTIVATION_BYTES = 2.0
 #: Expert dispatch sends FP8 activations, combine returns 16-bit ones (DeepEP normal and low-latency kernels).
 DISPATCH_BYTES, COMBINE_BYTES = 1.0, 2.0
-
-BYTES_PER_VALUE: dict[str, float] = {
-    "fp32": 4.0,
-    "tf32": 4.0,
-    "bf16": 2.0,
-    "fp16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "fp4": 0.5,
-    "int4": 0.5,
-}
 
 
 @dataclass(frozen=True)
@@ -99,7 +88,7 @@ def _comm(shape: ServingShape, hw: ServingHardware, lay: ServingLayout) -> tuple
     (one all-to-all each way, FP8 out and 16-bit back, DeepEP); inside a node every copy crosses NVLink, across nodes
     a token crosses the NIC once per remote node it needs (DeepEP's node-limited, NVLink-forwarded dispatch), so at
     most min(top_k, nodes) times. An uneven expert load makes every GPU wait for the busiest
-    (efficiency.EXPERT_LOAD_IMBALANCE)."""
+    (rates.EXPERT_LOAD_IMBALANCE)."""
     tp, atp, dp = lay.tp, lay.attention_tp, lay.attention_dp
     layers, moe_layers = shape.layers / lay.pp, shape.moe_layers / lay.pp
     fixed = per_token = 0.0
@@ -147,12 +136,17 @@ def step_coefficients(
         dense_bytes = (shape.attention_params + shape.dense_params) * dense_bpv * stage / atp
         expert_bytes = shape.routed_expert_params * weight_bpv * stage / tp
         head_bytes = shape.head_params * dense_bpv / tp / pp  # the last stage holds it: once per cycle
-        kv_share = 1.0 if shape.mla else max(1, -(-shape.kv_heads // atp)) / shape.kv_heads
+        kv_share = kv_head_share(shape, lay)
         kv_bytes_per_token = shape.kv_values_per_token_layer * shape.layers * stage * kv_bpv * kv_share / dp
         elementwise = (
-            (eff.ELEMENTWISE_HIDDEN_VALUES * shape.hidden / dp)
-            + eff.ELEMENTWISE_FFN_VALUES * shape.ffn_columns_per_token / tp
-        ) * ACTIVATION_BYTES * shape.layers * stage
+            (
+                (eff.ELEMENTWISE_HIDDEN_VALUES * shape.hidden / dp)
+                + eff.ELEMENTWISE_FFN_VALUES * shape.ffn_columns_per_token / tp
+            )
+            * ACTIVATION_BYTES
+            * shape.layers
+            * stage
+        )
         cols["pp"].append(pp)
         cols["tp"].append(tp)
         cols["dp"].append(dp)
@@ -188,7 +182,7 @@ def step_coefficients(
 
 def _roof(memory_s: Any, compute_s: Any) -> Any:
     """A kernel group's time from its memory and compute times: the roofline's max plus the share of the shorter
-    one that real kernels do not hide (efficiency.ROOFLINE_EXPOSED_FRACTION; 0 is the ideal roofline, 1 no
+    one that real kernels do not hide (rates.ROOFLINE_EXPOSED_FRACTION; 0 is the ideal roofline, 1 no
     overlap at all)."""
     longer = np.maximum(memory_s, compute_s)
     return longer + eff.ROOFLINE_EXPOSED_FRACTION * (memory_s + compute_s - longer)

@@ -1,7 +1,7 @@
 """Inference's own achieved rates: fractions of the datasheet HBM bandwidth and tensor peaks that serving kernels
 reach, the per-step fixed cost of a serving engine, and the defaults of the engines themselves.
 
-None of these is borrowed from the training calibration (planner/engine/efficiency.py). Each is either a published
+None of these is borrowed from the training calibration (planner/engine/rates.py). Each is either a published
 measurement (source next to it) or one of the few constants fitted ONCE on the whole serving calibration group
 (planner/engine/serving/calibrate.py; `python -m planner.engine validate` prints the fit and its errors). The fitted
 ones say so in their source and stay inside the published range given beside them.
@@ -71,24 +71,24 @@ KV_TRANSFER_FRACTION = 0.71
 
 #: Achieved fraction of spec HBM bandwidth when dense GEMMs stream their weights at decode sizes. Published range:
 #: DeepGEMM M = 64-128, 0.45-0.80. Fitted.
-WEIGHT_STREAM_HBM_FRACTION = 0.75
+WEIGHT_STREAM_HBM_FRACTION = 0.95
 #: Achieved fraction of the dense tensor peak of a GEMM at prefill sizes, by compute precision, on an H100-class
 #: matmul ceiling (layout.matmul_ceiling_ratio scales it per GPU). Published range for FP8: DeepGEMM M = 4,096,
 #: 0.38-0.72 (0.78 best). 16-bit and INT8 GEMMs take FP8's fraction of their own peak: the calibration set has no
 #: 16-bit NVIDIA case to fit one on, and the measured BF16 ceiling (H100 792/989 = 0.80, ml-engineering MAMF
 #: table) sits as far above it as DeepGEMM's best FP8 does. FP4: no measured FP4 GEMM figure was found; fitted on
 #: the NVFP4 calibration cases. Fitted.
-GEMM_PEAK_FRACTION: dict[str, float] = {"fp8": 0.54, "fp4": 0.40}
+GEMM_PEAK_FRACTION: dict[str, float] = {"fp8": 0.54, "fp4": 0.45}
 #: Share of the shorter of a kernel's memory and compute times that is not hidden behind the longer one. The ideal
 #: roofline hides all of it (0). DeepGEMM's H800 FP8 GEMMs at M = 128 (N x K = 7168 x 2048: 4.4 µs to stream the
 #: weights, 1.9 µs of math) run at 0.45-0.78 of HBM bandwidth, i.e. 5.6-9.8 µs, about the sum of the two (1).
 #: Fitted.
-ROOFLINE_EXPOSED_FRACTION = 0.5
+ROOFLINE_EXPOSED_FRACTION = 0.8
 #: The busiest GPU's expert load over the mean under expert parallelism: every GPU waits for it at each MoE
 #: layer (and its all-to-all). Published range: SGLang's expert-parallel load balancer (EPLB) made DeepSeek-V3
 #: 1.49x faster in prefill and 2.54x in decode at large EP (lmsys blog 2025-05-05), so imbalance without it is
 #: 1.5-2.5x and with it nearer 1. Fitted.
-EXPERT_LOAD_IMBALANCE = 2.2
+EXPERT_LOAD_IMBALANCE = 2.05
 #: Fixed cost of one engine step (scheduling, input preparation, sampling, kernel launches not in a CUDA graph).
 #: No direct per-step figure was found for vLLM V1 or SGLang; vLLM's v0.6 profile (2024-09-05 blog) shows CPU
 #: work was 62% of wall time before async scheduling. Fitted.
@@ -97,12 +97,12 @@ STEP_OVERHEAD_S = 6.0e-3
 #: steps launch every kernel (about a dozen per layer at ~5 µs each, so a few ms for an 80-layer model). SGLang's
 #: overlap scheduler hid 6.1 ms per step of DeepSeek-V3 decode on 16 H200 (51.0 -> 60.4 tok/s per rank at 2
 #: requests, lmsys blog 2025-07-17), the order of the whole CPU cost. Fitted.
-EAGER_STEP_OVERHEAD_S = 3.0e-3
+EAGER_STEP_OVERHEAD_S = 2.0e-3
 #: The part of a step's CPU work that grows with the running requests (input preparation, sampling, output
 #: processing per sequence). vLLM's v0.6 profile (2024-09-05 blog) found scheduling and input preparation 29% and
 #: the API server 33% of wall time on Llama-3-8B, falling 2.7x with batched, asynchronous processing; no per-request
 #: figure is published. Fitted.
-STEP_OVERHEAD_PER_REQUEST_S = 4.0e-6
+STEP_OVERHEAD_PER_REQUEST_S = 0.0
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
