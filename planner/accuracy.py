@@ -9,6 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from planner.engine.accuracy.serving import (
+    HIGH_PERCENTILE,
+    LOW_PERCENTILE,
+    TARGET_MEDIAN_ERROR,
+    ServingAccuracy,
+    ServingRow,
+    serving_accuracy,
+)
 from planner.engine.accuracy.validation import AccuracyReport, CaseResult, accuracy_report
 from planner.selectors import linked_parts
 
@@ -67,10 +75,49 @@ class AccuracyGroup:
     rows: tuple[AccuracyRow, ...]
 
 
+#: Serving metric -> what the page calls it.
+SERVING_METRIC_LABELS: dict[str, str] = {
+    "output_tokens_per_s_per_gpu": "output tokens/s per GPU",
+    "decode_tokens_per_s_per_gpu": "decode tokens/s per GPU",
+    "input_tokens_per_s_per_gpu": "prefill tokens/s per GPU",
+    "requests_per_s": "requests/s",
+    "ttft_p50_s": "TTFT p50 (s)",
+    "tpot_p50_s": "TPOT p50 (s)",
+    "ttft_mean_s": "TTFT mean (s)",
+    "tpot_mean_s": "TPOT mean (s)",
+}
+#: Serving group -> (title, what it is).
+SERVING_GROUPS: dict[str, tuple[str, str]] = {
+    "calibration": (
+        "Serving, calibration group",
+        "MLPerf Inference v4.0/v5.0/v5.1, TensorRT-LLM perf-overview tables after 1.0, vLLM, SGLang and AMD "
+        "serving posts. The engine's few fitted serving constants were fitted on these, all at once; the "
+        "leave-one-out column is the engine with that measurement left out of the fit, which the ranges come from.",
+    ),
+    "holdout": (
+        "Serving, hold-out group (never fitted)",
+        "MLPerf Inference v4.1, TensorRT-LLM perf-overview tables up to 1.0 and NVIDIA NIM 1.x benchmark pages: an "
+        "independent check the engine was never tuned to.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ServingGroup:
+    key: str
+    title: str
+    intro: str
+    rows: tuple[tuple[ServingRow, str, list[tuple[str, str]]], ...]  # (row, metric label, source parts)
+
+
 @dataclass(frozen=True)
 class AccuracyPage:
     report: AccuracyReport
     groups: tuple[AccuracyGroup, ...]
+    serving: ServingAccuracy
+    serving_groups: tuple[ServingGroup, ...]
+    serving_target: float = TARGET_MEDIAN_ERROR
+    serving_percentiles: tuple[float, float] = (LOW_PERCENTILE, HIGH_PERCENTILE)
 
 
 @lru_cache(maxsize=1)
@@ -88,4 +135,18 @@ def accuracy_page() -> AccuracyPage:
         if rows:
             title, intro = GROUPS.get(key, (key, ""))
             groups.append(AccuracyGroup(key, title, intro, rows))
-    return AccuracyPage(report, tuple(groups))
+    serving = serving_accuracy()
+    serving_groups = tuple(
+        ServingGroup(
+            key,
+            title,
+            intro,
+            tuple(
+                (r, SERVING_METRIC_LABELS.get(r.case.metric, r.case.metric), linked_parts(r.case.source))
+                for r in serving.rows
+                if r.case.group == key
+            ),
+        )
+        for key, (title, intro) in SERVING_GROUPS.items()
+    )
+    return AccuracyPage(report, tuple(groups), serving, serving_groups)

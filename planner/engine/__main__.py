@@ -3,6 +3,7 @@
     python -m planner.engine estimate FILE.json|-    one JSON object on stdout, exit 0
     python -m planner.engine validate                the engine against the published runs it ships (exit 0/1)
     python -m planner.engine search FILE.json|-      searched configurations, one JSON object, exit 0
+    python -m planner.engine size FILE.json|-        per GPU type the cheapest layout and GPU count for a service
 
 Bad input (invalid JSON, a missing file, a bad field) exits 2 with one line per problem on stderr, each naming
 the field path; it never prints a traceback.
@@ -16,7 +17,7 @@ from typing import Any, TextIO
 
 from planner.engine.inputs.errors import SpecError
 
-USAGE = "usage: python -m planner.engine {estimate FILE|-, search FILE|-, validate}"
+USAGE = "usage: python -m planner.engine {estimate FILE|-, search FILE|-, size FILE|-, validate}"
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
@@ -55,7 +56,7 @@ def main(
 ) -> int:
     args = sys.argv[1:] if argv is None else argv
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
-    if not args or args[0] not in ("estimate", "search", "validate"):
+    if not args or args[0] not in ("estimate", "search", "size", "validate"):
         print(USAGE, file=stderr)
         return EXIT_BAD_INPUT
     verb = args[0]
@@ -70,7 +71,8 @@ def main(
         payload = read_payload(args[1], stdin)
         from planner.engine import api
 
-        result = api.estimate(payload) if verb == "estimate" else api.search(payload)
+        verbs = {"estimate": api.estimate, "search": api.search, "size": api.size_service}
+        result = verbs[verb](payload)
         text = json.dumps(result, allow_nan=False)
     except InputError as err:
         print(err, file=stderr)

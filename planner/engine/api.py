@@ -15,11 +15,14 @@ from planner.engine.facility import network, power, tco
 from planner.engine.inference import continuous
 from planner.engine.inference.layout import ServingLayout
 from planner.engine.inference.roofline import estimate_inference
+from planner.engine.inference.service import Deployment
+from planner.engine.inference.sizing_report import size_service_answer
 from planner.engine.inputs.catalog import catalog_gpu as _catalog_gpu
 from planner.engine.inputs.errors import SpecError
 from planner.engine.inputs.parse import parse
 from planner.engine.inputs.presets import presets as _presets
 from planner.engine.inputs.scenario import Scenario
+from planner.engine.inputs.service import parse_service_request
 from planner.engine.inputs.units import BILLION, DAY, HOUR, TERA, GiB
 from planner.engine.job.scaling import estimate_job
 from planner.engine.perf import comm, efficiency
@@ -31,7 +34,16 @@ from planner.engine.transformer.flops import model_flop_per_token
 from planner.engine.transformer.shape import shape_of
 from planner.engine.version import ENGINE_VERSION
 
-__all__ = ["ENGINE_VERSION", "estimate", "search", "presets", "catalog_gpu", "evaluate", "SpecError"]
+__all__ = [
+    "ENGINE_VERSION",
+    "estimate",
+    "search",
+    "size_service",
+    "presets",
+    "catalog_gpu",
+    "evaluate",
+    "SpecError",
+]
 
 
 def presets() -> dict[str, dict[str, Any]]:
@@ -45,6 +57,12 @@ def catalog_gpu(gpu_id: str) -> dict[str, Any]:
 def estimate(payload: dict[str, Any]) -> dict[str, Any]:
     """The contract's `estimate`: SpecError on bad input, otherwise the full output dict."""
     return evaluate(parse(payload))
+
+
+def size_service(payload: dict[str, Any]) -> dict[str, Any]:
+    """Size a service (docs/engine-contract.md, "Sizing a service"): per candidate GPU type the cheapest layout
+    and GPU count that serve `requests_per_s` within the latency targets. SpecError on bad input."""
+    return size_service_answer(parse_service_request(payload))
 
 
 def search(payload: dict[str, Any]) -> dict[str, Any]:
@@ -247,11 +265,11 @@ def _inference(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -
     }
 
 
-def _continuous(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -> dict[str, Any]:
-    """Continuous batching at a request rate (inference/continuous.py)."""
+def serving_deployment(sc: Scenario) -> Deployment:
+    """The continuous-batching deployment of a parsed inference scenario (one replica per tp·pp GPUs)."""
     assert sc.model is not None and sc.serving is not None
     c, s, p = sc.cluster, sc.serving, sc.parallelism
-    d = continuous.deployment(
+    return continuous.deployment(
         model=sc.model,
         gpu=c.gpu,
         serving=s,
@@ -261,7 +279,13 @@ def _continuous(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) 
         gpus_per_node=c.gpus_per_node,
         scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
     )
-    res = continuous.estimate_continuous(d, s, c.gpus)
+
+
+def _continuous(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -> dict[str, Any]:
+    """Continuous batching at a request rate (inference/continuous.py)."""
+    assert sc.model is not None and sc.serving is not None
+    c, s = sc.cluster, sc.serving
+    res = continuous.estimate_continuous(serving_deployment(sc), s, c.gpus)
     warnings.extend(res.warnings)
     assumptions.update(res.assumptions)
     assumptions.update(memory.assumptions())

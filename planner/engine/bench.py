@@ -1,7 +1,8 @@
 """`python -m planner.engine.bench` (make bench): the engine's speed, printed, not asserted.
 
 Targets (issue #3): `estimate` median <= 2 ms per scenario in-process; `search` >= 100,000 configurations
-evaluated per second on a 2-core machine (Calculon: ~170 per second per core).
+evaluated per second on a 2-core machine (Calculon: ~170 per second per core). Serving (issue 14): one latency
+estimate at a request rate <= 20 ms; a sizing answer over 4 GPU types x their TP options <= 300 ms.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import sys
 from time import perf_counter
 from typing import Any, TextIO
 
-from planner.engine.api import estimate, search
+from planner.engine.api import estimate, search, serving_deployment, size_service
+from planner.engine.inference.service import Rate, evaluate
+from planner.engine.inputs.parse import parse
 
 H100 = {
     "name": "H100 SXM5 80GB",
@@ -72,7 +75,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             "kind": "inference",
             "model": "llama2-70b",
             "parallelism": {"tp": 8},
-            "serving": {"batch": 32, "context_len": 4000, "output_len": 500, "target_tokens_per_s": 10000},
+            "serving": {
+                "batching": "static",
+                "batch": 32,
+                "context_len": 4000,
+                "output_len": 500,
+                "target_tokens_per_s": 10000,
+            },
         },
         "economics": ECONOMICS,
     },
@@ -93,6 +102,33 @@ SEARCH: dict[str, Any] = {
     "economics": ECONOMICS,
     "search": {"gpus": [H100, A100], "nodes": [16, 32, 64, 128], "objective": "min_time", "max_results": 10},
 }
+#: One latency estimate at a rate: Llama 3.1 70B in FP8 on 8 H100 (TP8), 4,096-token prompts, 512-token outputs,
+#: 10 requests/s, continuous batching.
+SERVING_RATE: dict[str, Any] = {
+    "cluster": {"gpu": H100, "gpus_per_node": 8, "nodes": 1},
+    "workload": {
+        "kind": "inference",
+        "model": "llama3.1-70b",
+        "precision": "fp8",
+        "parallelism": {"tp": 8},
+        "serving": {"context_len": 4096, "output_len": 512, "requests_per_s": 10, "max_ttft_s": 2},
+    },
+}
+#: A sizing answer over 4 GPU types and every TP (PP, EP) option each: 40 requests/s of Llama 3.1 70B in FP8.
+SIZING: dict[str, Any] = {
+    "model": "llama3.1-70b",
+    "precision": "fp8",
+    "serving": {
+        "requests_per_s": 40,
+        "context_len": 4096,
+        "output_len": 512,
+        "max_ttft_s": 2,
+        "max_tpot_s": 0.05,
+    },
+    "candidates": ["nvidia_h100_sxm5_80gb", "nvidia_h200_sxm_141gb", "nvidia_b200_hgx", "amd_mi300x"],
+}
+SERVING_REPEATS = 50
+SIZING_REPEATS = 5
 ESTIMATE_REPEATS = 300
 SEARCH_REPEATS = 3
 
@@ -121,6 +157,32 @@ def bench_search(payload: dict[str, Any], repeats: int = SEARCH_REPEATS) -> tupl
     return evaluated, best
 
 
+def bench_latency_at_rate(payload: dict[str, Any], repeats: int = SERVING_REPEATS) -> float:
+    """Median wall time of one latency estimate at a request rate (the deployment prepared and evaluated: memory,
+    step model, load state, percentiles), in seconds."""
+    d = serving_deployment(parse(payload))
+    rate = Rate(payload["workload"]["serving"]["requests_per_s"])
+    evaluate(d, rate)
+    times = []
+    for _ in range(repeats):
+        t0 = perf_counter()
+        evaluate(d, rate)
+        times.append(perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_sizing(payload: dict[str, Any], repeats: int = SIZING_REPEATS) -> tuple[float, int]:
+    """(median wall time of a whole size_service call in seconds, layouts evaluated)."""
+    result = size_service(payload)
+    times = []
+    for _ in range(repeats):
+        t0 = perf_counter()
+        size_service(payload)
+        times.append(perf_counter() - t0)
+    layouts = sum(len(a["options"]) for a in result["answers"])
+    return statistics.median(times), layouts
+
+
 def main(out: TextIO = sys.stdout) -> int:
     print(f"estimate (in-process, median of {ESTIMATE_REPEATS} calls; target <= 2 ms)", file=out)
     for name, payload in SCENARIOS.items():
@@ -133,6 +195,24 @@ def main(out: TextIO = sys.stdout) -> int:
     print(
         f"  llama3.1-70b, 2 GPU types x 4 node counts, every free degree: {evaluated:,} configurations "
         f"in {seconds:.3f} s = {evaluated / seconds:,.0f} configurations/s",
+        file=out,
+    )
+    print(f"serving (in-process, median of {SERVING_REPEATS}; target <= 20 ms)", file=out)
+    print(
+        f"  estimate, continuous batching at a rate (whole call, GPUs needed included)     "
+        f"{1e3 * bench_estimate(SERVING_RATE, SERVING_REPEATS):7.3f} ms",
+        file=out,
+    )
+    print(
+        f"  one latency estimate at a rate, llama3.1-70b FP8 on 8 H100, 10 requests/s    "
+        f"{1e3 * bench_latency_at_rate(SERVING_RATE):7.3f} ms",
+        file=out,
+    )
+    seconds, layouts = bench_sizing(SIZING)
+    print(f"sizing (whole size_service call, median of {SIZING_REPEATS}; target <= 300 ms)", file=out)
+    print(
+        f"  llama3.1-70b FP8 at 40 requests/s, 4 GPU types, {layouts} layouts (+ disaggregated pools)   "
+        f"{1e3 * seconds:7.1f} ms",
         file=out,
     )
     return 0

@@ -33,7 +33,7 @@ import statistics
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from planner.engine.inference.layout import ServingLayout
 from planner.engine.inference.service import (
@@ -59,6 +59,7 @@ from planner.engine.inputs.specs import GpuSpec, ModelSpec
 DATA = Path(__file__).resolve().parent / "data"
 MEASUREMENTS_PATH = DATA / "serving_measurements.csv"
 CASES_PATH = DATA / "serving_cases.csv"
+LOO_PATH = DATA / "serving_loo.csv"
 THROUGHPUT_METRICS = (
     "output_tokens_per_s_per_gpu",
     "decode_tokens_per_s_per_gpu",
@@ -258,6 +259,144 @@ def evaluate_cases(cases: list[dict[str, str]] | None = None) -> tuple[ServingCa
 @lru_cache(maxsize=1)
 def run_cases() -> tuple[ServingCase, ...]:
     return evaluate_cases()
+
+
+#: The issue's target for the serving model: median error of throughput and of p50 latency, each at most this.
+TARGET_MEDIAN_ERROR = 0.10
+#: Percentiles of the leave-one-out ratios that bound a result's range (as for training).
+LOW_PERCENTILE, HIGH_PERCENTILE = 10.0, 90.0
+
+
+@dataclass(frozen=True)
+class ServingRow:
+    case: ServingCase
+    engine_leave_one_out: (
+        float | None
+    )  # calibration cases: the engine with this measurement left out of the fit
+
+    @property
+    def loo_error(self) -> float | None:
+        if self.engine_leave_one_out is None:
+            return None
+        return self.engine_leave_one_out / self.case.published - 1.0
+
+
+@dataclass(frozen=True)
+class ServingAccuracy:
+    """Every serving case with its error, the leave-one-out error of the calibration cases, and the ranges."""
+
+    rows: tuple[ServingRow, ...]
+    summary: dict[str, dict[str, Any]]
+    bands: dict[str, tuple[float, float]]  # kind -> (low, high) multipliers of an engine figure
+    holdout_inside: dict[str, tuple[int, int]]  # kind -> (hold-out cases inside the band, cases)
+
+    def target_met(self, kind: str) -> bool:
+        return all(
+            v["median_error"] <= TARGET_MEDIAN_ERROR
+            for k, v in self.summary.items()
+            if k.endswith(f".{kind}")
+        )
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 1.0
+    rank = q / 100.0 * (len(ordered) - 1)
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def _band_of(kind: str, ratio: float, band: tuple[float, float]) -> bool:
+    return band[0] <= ratio <= band[1]
+
+
+def load_leave_one_out(path: Path = LOO_PATH) -> dict[tuple[str, str], float]:
+    if not path.exists():
+        return {}
+    return {(r["id"], r["metric"]): float(r["engine_leave_one_out"]) for r in _rows(path)}
+
+
+@lru_cache(maxsize=1)
+def serving_accuracy() -> ServingAccuracy:
+    """The serving validation as `validate` prints it and the accuracy page shows it.
+
+    Range of a result: an engine throughput T becomes [T / p90, T / p10] of the leave-one-out ratios
+    published / engine over the calibration throughput cases; a latency L becomes [L x p10, L x p90] of
+    published / engine over the latency cases (p50 TTFT and TPOT). Saturated cases (an engine latency over
+    `SATURATED_RATIO` x the published one: the engine says the rate cannot be served) are left out of the band and
+    counted in the summary."""
+    cases = run_cases()
+    loo = load_leave_one_out()
+    rows = tuple(
+        ServingRow(c, loo.get((c.id, c.metric)) if c.group == "calibration" else None) for c in cases
+    )
+    bands: dict[str, tuple[float, float]] = {}
+    inside: dict[str, tuple[int, int]] = {}
+    for kind in ("throughput", "latency"):
+        ratios = [
+            r.case.published / r.engine_leave_one_out
+            for r in rows
+            if r.case.kind == kind
+            and r.engine_leave_one_out
+            and _usable(r.case.published / r.engine_leave_one_out)
+        ]
+        low, high = _percentile(ratios, LOW_PERCENTILE), _percentile(ratios, HIGH_PERCENTILE)
+        bands[kind] = (low, high)
+        held = [
+            r.case.published / r.case.engine
+            for r in rows
+            if r.case.group == "holdout" and r.case.kind == kind
+        ]
+        inside[kind] = (sum(low <= x <= high for x in held), len(held))
+    return ServingAccuracy(rows, summary(cases), bands, inside)
+
+
+#: A latency the engine puts above this multiple of the published one means the engine cannot serve the published
+#: rate (its queue grows): such cases count in the errors but not in the range.
+SATURATED_RATIO = 10.0
+
+
+def _usable(ratio: float) -> bool:
+    return 1.0 / SATURATED_RATIO <= ratio <= SATURATED_RATIO
+
+
+def print_serving(out: TextIO) -> None:
+    """The serving half of `python -m planner.engine validate`."""
+    r = serving_accuracy()
+    print("\nserving (planner/engine/accuracy/data/serving_*.csv)", file=out)
+    header = f"{'case':6} {'group':11} {'metric':30} {'published':>11} {'engine':>11} {'error':>9} {'loo error':>10}"
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    for row in r.rows:
+        c = row.case
+        loo = f"{100 * row.loo_error:+9.1f}%" if row.loo_error is not None else f"{'':>10}"
+        print(
+            f"{c.id:6} {c.group:11} {c.metric:30} {c.published:11.4g} {c.engine:11.4g} {100 * c.error:+8.1f}% {loo}",
+            file=out,
+        )
+    print("-" * len(header), file=out)
+    for key, v in r.summary.items():
+        print(
+            f"{key:24} cases {v['cases']:3}  median error {100 * v['median_error']:6.1f}%  worst "
+            f"{100 * v['worst_error']:8.1f}% ({v['worst_case']})",
+            file=out,
+        )
+    for kind, (low, high) in r.bands.items():
+        held, total = r.holdout_inside[kind]
+        print(
+            f"{kind} range (leave-one-out published/engine, p{LOW_PERCENTILE:.0f}-p{HIGH_PERCENTILE:.0f}): "
+            f"{low:.2f}-{high:.2f}; hold-out cases inside it: {held} of {total}",
+            file=out,
+        )
+    for kind in ("throughput", "latency"):
+        state = "met" if r.target_met(kind) else "NOT met"
+        print(f"target median {kind} error <= {100 * TARGET_MEDIAN_ERROR:.0f}%: {state}", file=out)
+    print(
+        "serving cases are reported, not pass/fail: no per-case tolerance; the exit status is the training cases'",
+        file=out,
+    )
 
 
 def summary(cases: tuple[ServingCase, ...]) -> dict[str, dict[str, Any]]:

@@ -12,13 +12,22 @@ Search: coordinate descent over a grid per constant inside its published range, 
 
 from __future__ import annotations
 
+import csv
 import math
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TextIO
 
-from planner.engine.accuracy.serving import CASES_PATH, MEASUREMENTS_PATH, ServingCase, _rows, evaluate_cases
+from planner.engine.accuracy.serving import (
+    CASES_PATH,
+    LOO_PATH,
+    MEASUREMENTS_PATH,
+    ServingCase,
+    _rows,
+    evaluate_cases,
+)
 from planner.engine.inference import rates as eff
 
 CLIP = 0.7
@@ -106,7 +115,42 @@ def fit(sweeps: int = 3, out: TextIO | None = None) -> dict[str, float]:
     return best
 
 
-def main(out: TextIO = sys.stdout) -> int:
+def leave_one_out(best: dict[str, float] | None = None) -> dict[tuple[str, str], float]:
+    """Engine value of every calibration case with that measurement left out of the fit: among the constants on
+    one coordinate sweep through the fitted point (every grid value of every constant, the others at their fitted
+    values), the set with the lowest loss on the other measurements predicts the one left out."""
+    rows = calibration_rows()
+    best = best or {k: get(k) for k in SEARCH_SPACE}
+    vectors = [best] + [{**best, name: v} for name in SEARCH_SPACE for v in _grid(name)]
+    runs = []
+    for vector in vectors:
+        with constants(vector):
+            runs.append(evaluate_cases(rows))
+    out: dict[tuple[str, str], float] = {}
+    for row in rows:
+        losses = [loss(run, exclude=row["id"]) for run in runs]
+        chosen = runs[losses.index(min(losses))]
+        for c in chosen:
+            if c.id == row["id"]:
+                out[(c.id, c.metric)] = c.engine
+    return out
+
+
+def write_leave_one_out(path: Path = LOO_PATH) -> None:
+    values = leave_one_out()
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "metric", "engine_leave_one_out"])
+        for (case_id, metric), value in sorted(values.items()):
+            writer.writerow([case_id, metric, f"{value:.6g}"])
+
+
+def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["loo"]:
+        write_leave_one_out()
+        print(f"wrote {LOO_PATH}", file=out)
+        return 0
     best = fit(out=out)
     for k, v in best.items():
         print(f"{k} = {v:.4g}", file=out)

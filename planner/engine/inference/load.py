@@ -40,15 +40,16 @@ from planner.engine.inference import rates as eff
 from planner.engine.inference.step import StepCoefficients, cycle_time_s
 from planner.engine.inference.workload import EngineLimits, Workload
 
-SAMPLES = 512
+SAMPLES = 256
 SEED = 14
 #: Variance of the running count averaged over one request's decode life, relative to its mean (M/G/inf with
 #: deterministic service: the autocovariance B(1 - |u|/D) averaged over a window D gives 2B/3).
 OCCUPANCY_VARIANCE_FRACTION = 2.0 / 3.0
 PERCENTILES = (50.0, 90.0, 99.0)
-_BISECTION_STEPS = 40
-_SECANT_STEPS = 3
+_SECANT_STEPS = 4
 #: Fluid states x / x_max on which a rate is first located (denser near zero, where latency changes fastest).
+#: Remainders (as shares of the left budget) at which the last-chunk step is evaluated and then interpolated.
+_NODES = np.linspace(0.0, 1.0, 9)
 _GRID = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, 63)])
 
 
@@ -133,6 +134,7 @@ class LoadModel:
         z = rng.standard_normal((4, SAMPLES))
         self.u = u
         self.z = z
+        self.exponential = -np.log1p(-u[5])  # unit-mean exponential draws for the waits
         self.in_samples = wl.input.sample(u[0], z[0])
         self.out_samples = wl.output.sample(u[1], z[1])
         x_b = (
@@ -204,24 +206,31 @@ class LoadModel:
         x = np.maximum(self.x_max, 0.0)
         return np.where(x > 0, x / self.step_s(x), 0.0)
 
-    def x_for_rate(self, rate_per_s: np.ndarray) -> np.ndarray:
-        """The fluid state serving `rate_per_s` per replica (x_max where it cannot: saturated). lambda(x) is
-        increasing: read x off a grid of GRID states, then refine with secant steps."""
-        rate = np.asarray(rate_per_s, dtype=float)
-        x_max = _col(self.x_max, rate) + 0.0 * rate
+    def _invert(self, f: Any, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The state x in [0, x_max] where the increasing function f(x) reaches `target` (x_max where it cannot),
+        and f(x_max): read off a grid of _GRID states, then refined with secant steps."""
+        x_max = _col(self.x_max, target) + 0.0 * target
         grid = x_max[..., None] * _GRID
-        rates = grid / self.step_s(grid)
-        idx = np.clip((rates < rate[..., None]).sum(axis=-1), 1, len(_GRID) - 1)
+        values = f(grid)
+        idx = np.clip((values < target[..., None]).sum(axis=-1), 1, len(_GRID) - 1)
         x0 = np.take_along_axis(grid, idx[..., None] - 1, axis=-1)[..., 0]
         x1 = np.take_along_axis(grid, idx[..., None], axis=-1)[..., 0]
-        r0 = np.take_along_axis(rates, idx[..., None] - 1, axis=-1)[..., 0]
-        r1 = np.take_along_axis(rates, idx[..., None], axis=-1)[..., 0]
+        f0 = np.take_along_axis(values, idx[..., None] - 1, axis=-1)[..., 0]
+        f1 = np.take_along_axis(values, idx[..., None], axis=-1)[..., 0]
         for _ in range(_SECANT_STEPS):
-            slope = np.where(r1 > r0, (x1 - x0) / np.maximum(r1 - r0, 1e-300), 0.0)
-            x2 = np.clip(x1 + (rate - r1) * slope, 0.0, x_max)
-            x0, r0 = x1, r1
-            x1, r1 = x2, self.rate_per_s(x2)
-        return np.where(rates[..., -1] <= rate, x_max, x1)
+            step = f1 - f0
+            slope = np.where(np.abs(step) > 1e-300, (x1 - x0) / np.where(step == 0, 1.0, step), 0.0)
+            x2 = np.clip(x1 + (target - f1) * slope, 0.0, x_max)
+            x0, f0 = x1, f1
+            x1, f1 = x2, f(x2)
+        at_max = values[..., -1]
+        return np.where(at_max <= target, x_max, x1), at_max
+
+    def x_for_rate(self, rate_per_s: np.ndarray) -> np.ndarray:
+        """The fluid state serving `rate_per_s` per replica (x_max where it cannot: saturated); lambda(x) is
+        increasing."""
+        x, _ = self._invert(self.rate_per_s, np.asarray(rate_per_s, dtype=float))
+        return x
 
     # --- latency --------------------------------------------------------------------------------------------------
 
@@ -275,7 +284,7 @@ class LoadModel:
         self, x: np.ndarray, *, closed_loop_extra_wait_s: Any = 0.0, open_loop: bool = True
     ) -> LoadState:
         """Fluid state and sampled latency percentiles at x (any shape with layouts first)."""
-        wl, rep = self.wl, self.rep
+        wl = self.wl
         x = np.asarray(x, dtype=float)
         t = self.step_s(x)
         rate = x / t
@@ -284,70 +293,26 @@ class LoadModel:
         parts = self._ttft_parts(x, t)
         e = (Ellipsis, None)  # add the sample axis
         u, z = self.u, self.z
-        xs, ts = x[e], t[e]
+        ts = t[e]
         in_new = (1.0 - wl.prefix_hit_rate) * self.in_samples * (1.0 if self.new_in > 0 else 0.0)
         # TTFT samples
         residual = np.where(u[2] < parts["busy"][e], u[3] * ts * self.scheduler_steps, 0.0)
         rho_p = parts["rho_p"][e]
         wait_p = np.where(
-            u[4] < rho_p, -(parts["wait_p"][e] / np.maximum(rho_p, 1e-30)) * np.log1p(-u[5]), 0.0
+            u[4] < rho_p, (parts["wait_p"][e] / np.maximum(rho_p, 1e-30)) * self.exponential, 0.0
         )
         p_s = parts["p_wait_s"][e]
-        wait_s = np.where(u[6] < p_s, -(parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * np.log1p(-u[5]), 0.0)
-        if rep.chunked_prefill:
-            left = parts["left"][e]
-            chunks = np.ceil(in_new / left)
-            remainder = in_new - (chunks - 1.0) * left
-            d_s = d[e]
-            full = self._cycle(d_s, left, d_s * wl.mean_context_tokens, 0.0, xs * np.ones_like(in_new), 1.0)
-            last_tokens = np.minimum(left, remainder + xs * self.new_in)
-            last = self._cycle(
-                d_s,
-                last_tokens,
-                d_s * wl.mean_context_tokens,
-                remainder * (self.in_samples - remainder / 2.0) + xs * self.pairs,
-                xs * np.ones_like(in_new),
-                1.0,
-            )
-            own = (chunks - 1.0) * full + last
-        else:
-            batch = np.maximum(1.0, xs)
-            own = self._cycle(
-                0.0,
-                (batch - 1.0) * self.new_in + in_new,
-                0.0,
-                (batch - 1.0) * self.pairs + in_new**2 / 2.0,
-                xs * np.ones_like(in_new),
-                1.0,
-            )
+        wait_s = np.where(u[6] < p_s, (parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * self.exponential, 0.0)
+        own = self._own_prefill_s(x, d, parts, in_new)
         ttft = residual + wait_p + wait_s + own + parts["extra"][e] + _as(closed_loop_extra_wait_s, x)[e]
-        # TPOT samples
+        # TPOT samples: the step time, linear in the running count and the prefill tokens around the mean state
+        a, b = self._step_slopes(x, t)
         steps = np.maximum(self.out_samples / wl.speculation.acceptance_length, 1.0)
         kappa = np.sqrt(OCCUPANCY_VARIANCE_FRACTION) if open_loop else 0.0
-        run_s = np.maximum(running[e] + kappa * np.sqrt(running[e]) * z[2], 0.0)
-        sd_p = np.sqrt(xs * self.in_second_moment) / np.sqrt(steps)
-        if rep.chunked_prefill:
-            budget = _col(rep.max_batched_tokens, x)[e]
-            prefill = np.clip(
-                xs * self.new_in + sd_p * z[3], 0.0, np.maximum(budget - run_s * self.verify, 0.0)
-            )
-            step_i = self._cycle(
-                run_s * self.verify,
-                prefill,
-                run_s * self.verify * wl.mean_context_tokens,
-                xs * self.pairs,
-                run_s,
-                self.eager_share(x, d)[e],
-            )
-            spec = wl.speculation
-            if spec.draft_tokens:
-                draft = self._cycle(run_s, 0.0, run_s * wl.mean_context_tokens, 0.0, run_s)
-                step_i = step_i + spec.draft_tokens * spec.draft_cost_fraction * draft
-        else:
-            x_i = np.clip(xs + sd_p * z[3] / max(self.new_in, 1.0), 0.0, None)
-            batch = np.maximum(1.0, x_i)
-            pre = self._cycle(0.0, batch * self.new_in, 0.0, batch * self.pairs, x_i, 1.0)
-            step_i = self._decode_cycle(run_s) + np.minimum(1.0, x_i) * pre
+        sd_running = kappa * np.sqrt(running)
+        sd_prefill = np.sqrt(x * self.in_second_moment)  # tokens per step, one step
+        sd_step = np.sqrt((a * sd_running)[e] ** 2 + ((b * sd_prefill)[e] / np.sqrt(steps)) ** 2)
+        step_i = np.maximum(ts + sd_step * z[2], 0.5 * ts)
         tpot = step_i / wl.speculation.acceptance_length
         wait_mean = parts["wait_mean"] + _as(closed_loop_extra_wait_s, x)
         return LoadState(
@@ -366,6 +331,61 @@ class LoadModel:
             output_tokens_per_s=rate * wl.output.mean,
         )
 
+    def _own_prefill_s(
+        self, x: np.ndarray, d: np.ndarray, parts: dict[str, np.ndarray], in_new: np.ndarray
+    ) -> np.ndarray:
+        """Each sampled request's own prefill steps: full chunks of the budget left by decodes, then the step that
+        carries its last chunk on top of the average prefill load; without chunked prefill, the prefill step of its
+        batch of prompts. Cycle times are evaluated at NODES remainders and interpolated per sample."""
+        wl, e = self.wl, (Ellipsis, None)
+        xs = x[e]
+        if self.rep.chunked_prefill:
+            left = parts["left"]
+            full = self._cycle(d, left, d * wl.mean_context_tokens, 0.0, x, 1.0)
+            nodes = left[e] * _NODES
+            last_nodes = self._cycle(
+                d[e],
+                np.minimum(left[e], nodes + xs * self.new_in),
+                d[e] * wl.mean_context_tokens,
+                nodes * (wl.input.mean - nodes / 2.0) + xs * self.pairs,
+                nodes,
+                1.0,
+            )
+            if wl.input.distribution == "fixed":  # every request the same: one value per state
+                in_new = in_new[:1]
+            chunks = np.ceil(in_new / left[e])
+            remainder = in_new - (chunks - 1.0) * left[e]
+            return (chunks - 1.0) * full[e] + _interp(remainder, nodes, last_nodes)
+        batch = np.maximum(1.0, xs)
+        top = max(float(in_new.max()), 1.0)
+        nodes = top * _NODES + 0.0 * xs
+        own_nodes = self._cycle(
+            0.0,
+            (batch - 1.0) * self.new_in + nodes,
+            0.0,
+            (batch - 1.0) * self.pairs + nodes**2 / 2.0,
+            nodes,
+            1.0,
+        )
+        return _interp(in_new + 0.0 * xs, nodes, own_nodes)
+
+    def _step_slopes(self, x: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """d(step)/d(running requests) and d(step)/d(prefill tokens per step) at the mean state (finite
+        differences of step_s), for the TPOT spread."""
+        running = x * self.steps_out
+        h_run = np.maximum(1.0, 0.05 * running)
+        h_x = np.maximum(1e-3, 0.05 * x)
+        if self.steps_out > 0:
+            dx_run = h_run / self.steps_out
+            a = (self.step_s(x + dx_run) - t) / h_run
+        else:
+            a = np.zeros_like(x)
+        if self.new_in > 0:
+            b = (self.step_s(x + h_x) - t) / (h_x * self.new_in) - a * self.steps_out / self.new_in
+        else:
+            b = np.zeros_like(x)
+        return np.maximum(a, 0.0), np.maximum(b, 0.0)
+
     # --- load kinds ---------------------------------------------------------------------------------------------
 
     def at_rate(self, rate_per_s: Any) -> LoadState:
@@ -374,29 +394,39 @@ class LoadModel:
         return self.state(self.x_for_rate(rate))
 
     def at_concurrency(self, clients: Any) -> LoadState:
-        """Closed loop: `clients` per replica each send their next request when the previous one finishes."""
+        """Closed loop: `clients` per replica each send their next request when the previous one finishes; the
+        requests in flight, lambda x (E[TTFT] + output / tau x T), increase with x."""
         n = np.asarray(clients, dtype=float)
-        x_max = _col(self.x_max, n) + 0.0 * n
 
         def in_flight(x: np.ndarray) -> np.ndarray:
             t = self.step_s(x)
             return x * self.steps_out + x * self._mean_ttft_s(x, t) / t
 
-        lo, hi = np.zeros_like(x_max), x_max.copy()
-        for _ in range(_BISECTION_STEPS):
-            mid = (lo + hi) / 2.0
-            below = in_flight(mid) < n
-            lo = np.where(below, mid, lo)
-            hi = np.where(below, hi, mid)
-        full = in_flight(x_max) <= n
-        x = np.where(full, x_max, hi)
+        x, at_max = self._invert(in_flight, n)
+        full = at_max <= n
         rate = x / self.step_s(x)
-        extra = np.where(full, (n - in_flight(x_max)) / np.maximum(rate, 1e-30), 0.0)
+        extra = np.where(full, (n - at_max) / np.maximum(rate, 1e-30), 0.0)
         return self.state(x, closed_loop_extra_wait_s=extra, open_loop=False)
 
     def offline(self) -> LoadState:
         """Everything queued at once (MLPerf Offline, trtllm-bench): the saturated state."""
         return self.state(self.x_max.copy(), open_loop=False)
+
+
+def _interp(values: np.ndarray, nodes: np.ndarray, at_nodes: np.ndarray) -> np.ndarray:
+    """Piecewise-linear interpolation along the last axis between evenly spaced `nodes` (values outside clamp)."""
+    lead = np.broadcast_shapes(values.shape[:-1], nodes.shape[:-1], at_nodes.shape[:-1])
+    v = np.broadcast_to(values, lead + values.shape[-1:])
+    n = np.broadcast_to(nodes, lead + nodes.shape[-1:])
+    f = np.broadcast_to(at_nodes, lead + at_nodes.shape[-1:])
+    k = n.shape[-1]
+    span = np.maximum(n[..., -1:] - n[..., :1], 1e-30)
+    pos = np.clip((v - n[..., :1]) / span * (k - 1), 0.0, k - 1.0)
+    low = np.minimum(np.floor(pos).astype(int), k - 2)
+    frac = pos - low
+    f_low = np.take_along_axis(f, low, axis=-1)
+    f_high = np.take_along_axis(f, low + 1, axis=-1)
+    return f_low + (f_high - f_low) * frac
 
 
 def _percentiles(samples: np.ndarray) -> dict[float, np.ndarray]:

@@ -25,7 +25,7 @@ import numpy as np
 from planner.engine.inference import rates as eff
 from planner.engine.inference.kvcache import kv_bytes_per_token_per_gpu
 from planner.engine.inference.layout import ServingLayout, layout_problems
-from planner.engine.inference.load import PERCENTILES, LoadModel, LoadState, Replicas
+from planner.engine.inference.load import PERCENTILES, LoadModel, LoadState
 from planner.engine.inference.service import Deployment, EngineSettings, Prepared, prepare
 from planner.engine.inference.shape import serving_shape
 from planner.engine.inference.workload import Lengths, Workload
@@ -219,21 +219,21 @@ def _options(
     return out
 
 
-def _at_operating_point(lm: LoadModel, opts: list[LayoutOption], rate_per_s: float) -> list[LayoutOption]:
-    """Percentiles and running requests of each option at its share of the requested rate."""
-    rates = np.asarray([rate_per_s / o.replicas if o.replicas else 0.0 for o in opts])
+def _at_operating_point(
+    lm: LoadModel, layouts: tuple[ServingLayout, ...], o: LayoutOption, rate_per_s: float
+) -> LayoutOption:
+    """Percentiles and running requests of one option at its share of the requested rate (the load model holds
+    every layout of the GPU type; the others are evaluated at no load and ignored)."""
+    i = layouts.index(o.layout)
+    rates = np.zeros(len(layouts))
+    rates[i] = rate_per_s / o.replicas if o.replicas else 0.0
     st = lm.at_rate(rates)
-    out = []
-    for i, o in enumerate(opts):
-        out.append(
-            replace(
-                o,
-                ttft_s={p: float(st.ttft_s[p][i]) for p in PERCENTILES},
-                tpot_s={p: float(st.tpot_s[p][i]) for p in PERCENTILES},
-                running_per_replica=float(st.running[i]),
-            )
-        )
-    return out
+    return replace(
+        o,
+        ttft_s={p: float(st.ttft_s[p][i]) for p in PERCENTILES},
+        tpot_s={p: float(st.tpot_s[p][i]) for p in PERCENTILES},
+        running_per_replica=float(st.running[i]),
+    )
 
 
 def _failure(req: ServiceRequest, opts: list[LayoutOption], gpu: str) -> str:
@@ -288,24 +288,12 @@ def _pool(
         pool_wl = wl
         extra = None
     p = prepare(_deployment(req, c, pool_wl), lays, extra_ttft_s=extra)
-    lm = LoadModel(
-        Replicas(
-            p.replicas.coef,
-            p.replicas.max_running,
-            p.replicas.max_batched_tokens,
-            True,
-            p.replicas.extra_ttft_s,
-        ),
-        pool_wl,
-        p.step_overhead_s,
-        prefill_only=prefill,
-        decode_only=not prefill,
-    )
+    lm = p.pool_model(pool_wl, prefill=prefill)
     opts = [o for o in _options(req, p, lm, check_ttft=prefill, check_tpot=not prefill) if o.meets]
     if not opts:
         return None
     best = min(opts, key=lambda o: (o.gpus, -o.max_rate_per_replica * o.replicas))
-    return _at_operating_point(lm, [best], req.requests_per_s)[0]
+    return _at_operating_point(lm, p.layouts, best, req.requests_per_s)
 
 
 def size_gpu(req: ServiceRequest, c: Candidate) -> GpuAnswer:
@@ -317,7 +305,7 @@ def size_gpu(req: ServiceRequest, c: Candidate) -> GpuAnswer:
     best = None
     if feasible:
         best = min(feasible, key=lambda o: (o.gpus, -o.max_rate_per_replica * o.replicas))
-        best = _at_operating_point(p.model, [best], req.requests_per_s)[0]
+        best = _at_operating_point(p.model, p.layouts, best, req.requests_per_s)
     disagg = None
     if req.disaggregation and lays:
         pre = _pool(req, c, lays, prefill=True)

@@ -1,0 +1,200 @@
+"""The serving step model and load model (engine/inference): physics a reviewer can check by hand."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from planner.engine.accuracy.serving import _gpu, _model
+from planner.engine.inference import rates
+from planner.engine.inference.kvcache import kv_bytes_per_token_per_gpu
+from planner.engine.inference.layout import ServingLayout, layout_problems
+from planner.engine.inference.service import (
+    Concurrency,
+    DecodeOnly,
+    Deployment,
+    EngineSettings,
+    Offline,
+    Rate,
+    evaluate,
+    prepare,
+)
+from planner.engine.inference.shape import serving_shape
+from planner.engine.inference.workload import Lengths, Speculation, Workload
+
+H100, H200, B200, L40S = (
+    _gpu("nvidia_h100_sxm5_80gb"),
+    _gpu("nvidia_h200_sxm_141gb"),
+    _gpu("nvidia_b200_hgx"),
+    _gpu("nvidia_l40s"),
+)
+LLAMA70, LLAMA8, DEEPSEEK = _model("llama3.1-70b"), _model("llama3.1-8b"), _model("deepseek-v3")
+
+
+def deploy(model=LLAMA70, gpu=H100, tp=8, lin=1024, lout=256, precision="fp8", **kw) -> Deployment:
+    base = {
+        "model": model,
+        "gpu": gpu,
+        "layout": ServingLayout(tp=tp),
+        "replicas": 1,
+        "workload": Workload(Lengths(lin), Lengths(lout)),
+        "weight_precision": precision,
+        "kv_precision": precision,
+    }
+    base.update(kw)
+    return Deployment(**base)
+
+
+def test_one_request_decodes_at_about_the_weight_read_time():
+    d = deploy(model=LLAMA8, tp=1, precision="bf16", lin=128, lout=128)
+    res = evaluate(d, Concurrency(1))
+    weights_s = 16.06e9 / (H100.hbm_bandwidth_bytes_per_s * rates.WEIGHT_STREAM_HBM_FRACTION)
+    tpot = float(res.state.tpot_mean_s[0])
+    assert weights_s < tpot < weights_s + 3 * rates.STEP_OVERHEAD_S + 2e-3
+
+
+def test_a_request_first_token_is_its_own_prefill_not_the_batch_s():
+    d = deploy(lin=4096, lout=512)
+    one = evaluate(d, Concurrency(1))
+    busy = evaluate(d, Concurrency(64))
+    ttft_one, ttft_busy = float(one.state.ttft_mean_s[0]), float(busy.state.ttft_mean_s[0])
+    # prefill of 64 prompts of 4,096 tokens would take ~64x one prompt; a request waits at most a few steps
+    assert ttft_one < ttft_busy < 10 * ttft_one
+
+
+def test_rate_maps_back_to_itself_and_saturation_is_the_most_a_replica_sustains():
+    d = deploy()
+    p = prepare(d)
+    cap = float(p.model.max_rate_per_s()[0])
+    for share in (0.1, 0.5, 0.9):
+        st = p.model.at_rate(np.asarray([share * cap]))
+        assert float(st.rate_per_s[0]) == pytest.approx(share * cap, rel=1e-3)
+        assert not bool(st.saturated[0])
+    over = p.model.at_rate(np.asarray([1.5 * cap]))
+    assert bool(over.saturated[0]) and float(over.rate_per_s[0]) == pytest.approx(cap)
+    assert float(evaluate(d, Offline()).requests_per_s) == pytest.approx(cap)
+
+
+def test_latency_grows_with_load_and_percentiles_are_ordered():
+    p = prepare(deploy())
+    cap = float(p.model.max_rate_per_s()[0])
+    st = p.model.at_rate(np.asarray([0.2, 0.5, 0.8, 0.95]) * cap)
+    for kind in (st.ttft_s, st.tpot_s):
+        assert np.all(np.diff(kind[90.0]) > 0)
+        assert np.all(kind[50.0] <= kind[90.0]) and np.all(kind[90.0] <= kind[99.0])
+
+
+def test_throughput_rises_with_concurrency_then_flattens():
+    d = deploy()
+    tokens = [evaluate(d, Concurrency(n)).output_tokens_per_s for n in (1, 8, 64, 512, 4096)]
+    assert all(b > a for a, b in zip(tokens[:3], tokens[1:4], strict=True))
+    assert tokens[-1] == pytest.approx(evaluate(d, Offline()).output_tokens_per_s, rel=0.02)
+
+
+def test_paged_kv_blocks_and_memory_utilisation_bound_the_running_requests():
+    d = deploy(lin=4000, lout=96, tp=8)
+    mem = prepare(d).memories[0]
+    per_token = mem.kv_bytes_per_token_per_gpu
+    blocks = math.floor(mem.kv_budget_bytes_per_gpu / (per_token * d.engine.kv_block_tokens))
+    assert mem.kv_capacity_tokens == blocks * d.engine.kv_block_tokens
+    tighter = prepare(replace(d, engine=EngineSettings(gpu_memory_utilization=0.6))).memories[0]
+    assert tighter.kv_capacity_tokens < mem.kv_capacity_tokens
+    assert mem.max_running_requests == min(1024, math.floor(blocks / ((4000 + 48) / 16 + 0.5)))
+
+
+def test_fp8_kv_cache_holds_twice_the_tokens_of_bf16():
+    bf16 = prepare(deploy(precision="fp8", kv_precision="bf16")).memories[0]
+    fp8 = prepare(deploy(precision="fp8", kv_precision="fp8")).memories[0]
+    assert fp8.kv_bytes_per_token_per_gpu == pytest.approx(bf16.kv_bytes_per_token_per_gpu / 2)
+    assert fp8.kv_capacity_tokens == pytest.approx(2 * bf16.kv_capacity_tokens, rel=0.01)
+
+
+def test_mla_latent_is_whole_on_every_tp_rank_and_split_by_attention_dp():
+    shape = serving_shape(DEEPSEEK)
+    tp8 = kv_bytes_per_token_per_gpu(shape, ServingLayout(tp=8), 1.0)
+    assert tp8 == pytest.approx(61 * (512 + 64))  # not divided by 8
+    kw = {"model": DEEPSEEK, "gpu": H200, "lin": 1024, "lout": 1024}
+    tp_attention = prepare(deploy(layout=ServingLayout(8, ep=8), **kw)).memories[0]
+    dp_attention = prepare(deploy(layout=ServingLayout(8, ep=8, dp_attention=True), **kw)).memories[0]
+    assert dp_attention.kv_capacity_tokens > 3 * tp_attention.kv_capacity_tokens
+
+
+def test_attention_is_timed_at_its_own_precision():
+    d = deploy(lin=16384, lout=128)
+    bf16 = prepare(d).coef
+    fp8 = prepare(replace(d, attention_precision="fp8")).coef
+    assert fp8.decode_attention_s_per_pair[0] == pytest.approx(bf16.decode_attention_s_per_pair[0] / 2)
+    assert fp8.dense_flop_s_per_token[0] == bf16.dense_flop_s_per_token[0]
+
+
+def test_fp4_weights_use_the_fp4_peak_on_blackwell_and_run_weight_only_on_hopper():
+    b200 = prepare(deploy(gpu=B200, tp=1, precision="fp4", kv_precision="fp8"))
+    h100 = prepare(deploy(gpu=H100, tp=2, precision="fp4", kv_precision="fp8"))
+    assert b200.hw.gemm_precision == "fp4" and h100.hw.gemm_precision == "bf16"
+
+
+def test_tensor_parallel_over_pcie_pays_more_for_its_all_reduces_than_over_nvlink():
+    pcie = prepare(deploy(gpu=L40S, tp=2, model=LLAMA8)).coef
+    nvlink = prepare(deploy(gpu=H100, tp=2, model=LLAMA8)).coef
+    assert pcie.comm_fixed_s[0] > 2 * nvlink.comm_fixed_s[0]
+    assert pcie.comm_s_per_token[0] > 5 * nvlink.comm_s_per_token[0]
+
+
+def test_pipeline_stages_do_not_make_one_request_faster_but_hold_more_requests():
+    tp2 = prepare(deploy(tp=2, lin=2048, lout=512))
+    pp2 = prepare(deploy(layout=ServingLayout(tp=1, pp=2), lin=2048, lout=512))
+    one = [float(p.model.at_concurrency(np.asarray([1.0])).tpot_mean_s[0]) for p in (tp2, pp2)]
+    assert one[1] > 0.9 * one[0]
+    assert pp2.memories[0].kv_capacity_tokens > 0.8 * tp2.memories[0].kv_capacity_tokens
+
+
+def test_expert_dispatch_is_paid_only_with_attention_data_parallelism():
+    kw = {"model": DEEPSEEK, "gpu": H200, "lin": 1024, "lout": 1024}
+    tp = prepare(deploy(layout=ServingLayout(8, ep=8), **kw)).coef
+    dep = prepare(deploy(layout=ServingLayout(8, ep=8, dp_attention=True), **kw)).coef
+    assert dep.comm_s_per_token[0] > 0 and tp.comm_s_per_token[0] > 0
+    assert dep.dense_weight_s[0] > 5 * tp.dense_weight_s[0]  # attention weights replicated per DP rank
+
+
+def test_speculative_acceptance_length_follows_leviathan_and_cuts_time_per_token():
+    spec = Speculation.from_rate("eagle", 3, 0.8, 1 / 32, "test")
+    assert spec.acceptance_length == pytest.approx((1 - 0.8**4) / (1 - 0.8))
+    plain = deploy(model=LLAMA8, tp=1)
+    fast = replace(plain, workload=replace(plain.workload, speculation=spec))
+    one = [float(evaluate(d, Concurrency(1)).state.tpot_mean_s[0]) for d in (plain, fast)]
+    assert one[1] < 0.5 * one[0]
+
+
+def test_decode_only_pool_is_faster_per_token_than_colocated_steps_with_prompt_chunks():
+    d = deploy(lin=4096, lout=256)
+    colocated = evaluate(d, Offline())
+    running = float(colocated.state.running[0])
+    pool = evaluate(d, DecodeOnly(running))
+    assert pool.output_tokens_per_s > colocated.output_tokens_per_s
+
+
+def test_layout_rules_name_the_field():
+    shape = serving_shape(LLAMA70)
+    assert [p.path for p in layout_problems(shape, ServingLayout(tp=3))] == ["workload.parallelism.tp"]
+    assert layout_problems(shape, ServingLayout(tp=8, ep=8))[0].path == "workload.parallelism.ep"
+    assert layout_problems(shape, ServingLayout(tp=8, dp_attention=True))[0].path == (
+        "workload.parallelism.dp_attention"
+    )
+    assert not layout_problems(serving_shape(DEEPSEEK), ServingLayout(tp=8, ep=8, dp_attention=True))
+
+
+def test_rates_are_evaluated_for_many_layouts_at_once_like_one_by_one():
+    lays = [ServingLayout(tp) for tp in (2, 4, 8)]
+    d = deploy()
+    together = prepare(d, lays).model.max_rate_per_s()
+    alone = [float(prepare(replace(d, layout=lay)).model.max_rate_per_s()[0]) for lay in lays]
+    assert together == pytest.approx(alone)
+
+
+def test_rate_evaluation_is_deterministic():
+    d = deploy()
+    a, b = evaluate(d, Rate(5.0)), evaluate(d, Rate(5.0))
+    assert a.state.ttft_s[99.0][0] == b.state.ttft_s[99.0][0]

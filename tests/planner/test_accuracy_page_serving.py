@@ -1,0 +1,22 @@
+"""The accuracy page shows the serving validation: both groups, every case, the leave-one-out errors and ranges."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from planner.engine.accuracy.serving import serving_accuracy
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_serving_case_and_its_group_is_on_the_page():
+    html = Client().get(reverse("engine_accuracy")).content.decode()
+    acc = serving_accuracy()
+    for row in acc.rows:
+        assert f'data-serving-case="{row.case.id}-{row.case.metric}"' in html
+    assert 'id="serving-calibration"' in html and 'id="serving-holdout"' in html
+    assert "never fitted" in html and "calibration.throughput" in html
+    low, high = acc.bands["throughput"]
+    assert f"{low:.3g}–{high:.3g}×" in html
