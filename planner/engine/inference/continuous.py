@@ -214,6 +214,15 @@ def estimate_continuous(d: Deployment, serving: ServingSpec, gpus: int) -> Conti
         "speculative": wl.speculation.as_dict() if serving.speculative else None,
         "disaggregated": None,
     }
+    memory = _memory(mem, section)
+    tokens = section["output_tokens_per_s_at_rate"] if rate is not None else batch_tokens_per_s
+    return ContinuousResult(
+        section, memory, mem.fits, gpus, float(tokens or 0.0), tuple(warnings), rates.assumptions()
+    )
+
+
+def _memory(mem: Any, section: dict[str, Any]) -> dict[str, float]:
+    """Per-GPU GiB for the memory section; fills the section's `per_gpu_gib`."""
     memory = {
         "weights": mem.weights_bytes_per_gpu / GiB,
         "kv_cache": section["kv_cache_gib_per_gpu"],
@@ -221,10 +230,7 @@ def estimate_continuous(d: Deployment, serving: ServingSpec, gpus: int) -> Conti
         "other": mem.overhead_bytes_per_gpu / GiB,
     }
     section["per_gpu_gib"] = sum(memory.values())
-    tokens = section["output_tokens_per_s_at_rate"] if rate is not None else batch_tokens_per_s
-    return ContinuousResult(
-        section, memory, mem.fits, gpus, float(tokens or 0.0), tuple(warnings), rates.assumptions()
-    )
+    return memory
 
 
 def _engine_echo(p: Prepared, d: Deployment) -> dict[str, Any]:
@@ -297,9 +303,8 @@ def _disaggregated(d: Deployment, serving: ServingSpec, gpus: int) -> Continuous
     if spec.prefill_gpus is not None and spec.decode_gpus is not None:
         n_pre, n_dec, chosen = spec.prefill_gpus // lay.gpus, spec.decode_gpus // lay.gpus, "input"
     else:
-        n_pre = max(1, min(total - 1, round(total * dec_rate / (pre_rate + dec_rate)))) if total > 1 else 1
-        best = max(range(1, max(total, 2)), key=lambda k: min(k * pre_rate, (total - k) * dec_rate))
-        n_pre = best if total > 1 else n_pre
+        # the split that serves the most requests: min(prefill capacity, decode capacity) over the splits
+        n_pre = max(range(1, max(total, 2)), key=lambda k: min(k * pre_rate, (total - k) * dec_rate))
         n_dec, chosen = max(total - n_pre, 0), "sizer"
     capacity = min(n_pre * pre_rate, n_dec * dec_rate)
     served_rate = rate if rate is not None else capacity
@@ -375,11 +380,5 @@ def _disaggregated(d: Deployment, serving: ServingSpec, gpus: int) -> Continuous
             "decode_requests_per_s_per_replica": dec_rate,
         },
     }
-    memory = {
-        "weights": mem.weights_bytes_per_gpu / GiB,
-        "kv_cache": section["kv_cache_gib_per_gpu"],
-        "activations": mem.workspace_bytes_per_gpu / GiB,
-        "other": mem.overhead_bytes_per_gpu / GiB,
-    }
-    section["per_gpu_gib"] = sum(memory.values())
+    memory = _memory(mem, section)
     return ContinuousResult(section, memory, fits, gpus, tokens, tuple(warnings), rates.assumptions())
