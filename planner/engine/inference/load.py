@@ -41,6 +41,9 @@ from planner.engine.inference.step import StepCoefficients, cycle_time_s
 from planner.engine.inference.workload import EngineLimits, Workload
 
 SAMPLES = 256
+#: Requests drawn when a sizer scans many load states for the rate that meets its targets (the answer's own
+#: operating point is then evaluated with all SAMPLES).
+SCAN_SAMPLES = 96
 SEED = 14
 #: Variance of the running count averaged over one request's decode life, relative to its mean (M/G/inf with
 #: deterministic service: the autocovariance B(1 - |u|/D) averaged over a window D gives 2B/3).
@@ -281,7 +284,12 @@ class LoadModel:
         }
 
     def state(
-        self, x: np.ndarray, *, closed_loop_extra_wait_s: Any = 0.0, open_loop: bool = True
+        self,
+        x: np.ndarray,
+        *,
+        closed_loop_extra_wait_s: Any = 0.0,
+        open_loop: bool = True,
+        draws: int = SAMPLES,
     ) -> LoadState:
         """Fluid state and sampled latency percentiles at x (any shape with layouts first)."""
         wl = self.wl
@@ -292,22 +300,21 @@ class LoadModel:
         d = running * self.verify
         parts = self._ttft_parts(x, t)
         e = (Ellipsis, None)  # add the sample axis
-        u, z = self.u, self.z
+        u, z = self.u[:, :draws], self.z[:, :draws]  # the first `draws` requests of the fixed sample
+        exponential = self.exponential[:draws]
         ts = t[e]
-        in_new = (1.0 - wl.prefix_hit_rate) * self.in_samples * (1.0 if self.new_in > 0 else 0.0)
+        in_new = (1.0 - wl.prefix_hit_rate) * self.in_samples[:draws] * (1.0 if self.new_in > 0 else 0.0)
         # TTFT samples
         residual = np.where(u[2] < parts["busy"][e], u[3] * ts * self.scheduler_steps, 0.0)
         rho_p = parts["rho_p"][e]
-        wait_p = np.where(
-            u[4] < rho_p, (parts["wait_p"][e] / np.maximum(rho_p, 1e-30)) * self.exponential, 0.0
-        )
+        wait_p = np.where(u[4] < rho_p, (parts["wait_p"][e] / np.maximum(rho_p, 1e-30)) * exponential, 0.0)
         p_s = parts["p_wait_s"][e]
-        wait_s = np.where(u[6] < p_s, (parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * self.exponential, 0.0)
+        wait_s = np.where(u[6] < p_s, (parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * exponential, 0.0)
         own = self._own_prefill_s(x, d, parts, in_new)
         ttft = residual + wait_p + wait_s + own + parts["extra"][e] + _as(closed_loop_extra_wait_s, x)[e]
         # TPOT samples: the step time, linear in the running count and the prefill tokens around the mean state
         a, b = self._step_slopes(x, t)
-        steps = np.maximum(self.out_samples / wl.speculation.acceptance_length, 1.0)
+        steps = np.maximum(self.out_samples[:draws] / wl.speculation.acceptance_length, 1.0)
         kappa = np.sqrt(OCCUPANCY_VARIANCE_FRACTION) if open_loop else 0.0
         sd_running = kappa * np.sqrt(running)
         sd_prefill = np.sqrt(x * self.in_second_moment)  # tokens per step, one step

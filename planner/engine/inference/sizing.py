@@ -25,7 +25,7 @@ import numpy as np
 from planner.engine.inference import rates as eff
 from planner.engine.inference.kvcache import kv_bytes_per_token_per_gpu
 from planner.engine.inference.layout import ServingLayout, layout_problems
-from planner.engine.inference.load import PERCENTILES, LoadModel, LoadState
+from planner.engine.inference.load import PERCENTILES, SCAN_SAMPLES, LoadModel, LoadState
 from planner.engine.inference.service import Deployment, EngineSettings, Prepared, prepare
 from planner.engine.inference.shape import serving_shape
 from planner.engine.inference.workload import Lengths, Workload
@@ -187,7 +187,7 @@ def _options(
 ) -> list[LayoutOption]:
     """Every prepared layout evaluated on the load grid, with its replicas at the requested rate."""
     x = lm.x_max[:, None] * GRID[None, :]
-    st = lm.state(x)
+    st = lm.state(x, draws=SCAN_SAMPLES)
     pct = req.percentile
     ttft, tpot = st.ttft_s[pct], st.tpot_s[pct]
     ok = _within(ttft, req.ttft_target_s if check_ttft else None) & _within(
