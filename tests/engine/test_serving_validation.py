@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import csv
+import math
+
+import pytest
 
 from planner.engine.accuracy.serving import (
     CASES_PATH,
@@ -69,3 +72,11 @@ def test_leave_one_out_covers_every_calibration_case_and_the_ranges_hold_most_ho
     assert low < 1.0 < high
     inside, total = acc.holdout_inside["throughput"]
     assert inside >= 0.8 * total
+
+
+def test_the_ranges_on_every_result_are_the_validated_leave_one_out_percentiles():
+    bands = serving_accuracy().bands
+    for kind, shipped in (("throughput", rates.THROUGHPUT_RANGE), ("latency", rates.LATENCY_RANGE)):
+        low, high = bands[kind]
+        assert shipped[0] == pytest.approx(math.floor(low * 100) / 100)
+        assert shipped[1] == pytest.approx(math.ceil(high * 100) / 100)

@@ -215,6 +215,7 @@ def estimate_continuous(d: Deployment, serving: ServingSpec, gpus: int) -> Conti
         "disaggregated": None,
     }
     memory = _memory(mem, section)
+    add_ranges(section, lay.gpus)
     tokens = section["output_tokens_per_s_at_rate"] if rate is not None else batch_tokens_per_s
     return ContinuousResult(
         section, memory, mem.fits, gpus, float(tokens or 0.0), tuple(warnings), rates.assumptions()
@@ -231,6 +232,28 @@ def _memory(mem: Any, section: dict[str, Any]) -> dict[str, float]:
     }
     section["per_gpu_gib"] = sum(memory.values())
     return memory
+
+
+def add_ranges(section: dict[str, Any], gpus_per_replica: int) -> None:
+    """Low/high of the throughput, latency and GPU-count figures from the validated leave-one-out ranges
+    (rates.THROUGHPUT_RANGE, rates.LATENCY_RANGE): reality served more (high) or less (low) than the engine says,
+    so fewer or more GPUs are needed."""
+    t_low, t_high = rates.THROUGHPUT_RANGE
+    l_low, l_high = rates.LATENCY_RANGE
+    for key in ("tokens_per_s", "max_requests_per_s", "output_tokens_per_s_at_rate"):
+        value = section.get(key)
+        section[f"{key}_low"] = None if value is None else value * t_low
+        section[f"{key}_high"] = None if value is None else value * t_high
+    for kind in ("ttft", "tpot"):
+        for q in (50, 90, 99):
+            value = section.get(f"{kind}_s_p{q}")
+            section[f"{kind}_s_p{q}_low"] = None if value is None else value * l_low
+            section[f"{kind}_s_p{q}_high"] = None if value is None else value * l_high
+    needed = section.get("gpus_needed")
+    replicas = None if needed is None else needed / gpus_per_replica
+    section["gpus_needed_low"] = None if replicas is None else math.ceil(replicas / t_high) * gpus_per_replica
+    section["gpus_needed_high"] = None if replicas is None else math.ceil(replicas / t_low) * gpus_per_replica
+    section["ranges"] = {"throughput": list(rates.THROUGHPUT_RANGE), "latency": list(rates.LATENCY_RANGE)}
 
 
 def _engine_echo(p: Prepared, d: Deployment) -> dict[str, Any]:
@@ -381,4 +404,5 @@ def _disaggregated(d: Deployment, serving: ServingSpec, gpus: int) -> Continuous
         },
     }
     memory = _memory(mem, section)
+    add_ranges(section, lay.gpus)
     return ContinuousResult(section, memory, fits, gpus, tokens, tuple(warnings), rates.assumptions())

@@ -122,7 +122,6 @@ class LoadModel:
         hidden = overlap_scheduling
         self.overhead = 0.0 if hidden else eff.STEP_OVERHEAD_S / self.scheduler_steps
         self.eager_overhead = 0.0 if hidden else eff.EAGER_STEP_OVERHEAD_S
-        self.per_request_overhead = not hidden
         spec = wl.speculation
         self.verify = 1.0 + spec.draft_tokens
         self.steps_out = 0.0 if prefill_only else wl.decode_steps
@@ -161,7 +160,6 @@ class LoadModel:
             cached_tokens=k + 0.0 * like,
             prefill_pairs=a + 0.0 * like,
             step_overhead_s=self.overhead + self.eager_overhead * eager,
-            per_request_overhead=self.per_request_overhead,
         )
 
     def eager_share(self, x: np.ndarray, decode_tokens: Any) -> np.ndarray:

@@ -69,8 +69,10 @@ KV_TRANSFER_FRACTION = 0.71
 
 # --- fitted once on the serving calibration group (calibrate.py) ----------------------------------------------
 
-#: Achieved fraction of spec HBM bandwidth when dense GEMMs stream their weights at decode sizes. Published range:
-#: DeepGEMM M = 64-128, 0.45-0.80. Fitted.
+#: Achieved fraction of spec HBM bandwidth of a pure weight stream, the memory side of a GEMM's roofline (the
+#: compute side and ROOFLINE_EXPOSED_FRACTION add what a real kernel does not overlap). Published range: STREAM-like
+#: copies reach 0.85-0.93 of spec on A100/H100 (stas00/ml-engineering), FlashMLA's decode 0.90; whole DeepGEMM
+#: GEMMs at M = 64-128, which include the unhidden math, 0.45-0.80. Fitted (searched in 0.45-0.95).
 WEIGHT_STREAM_HBM_FRACTION = 0.95
 #: Achieved fraction of the dense tensor peak of a GEMM at prefill sizes, by compute precision, on an H100-class
 #: matmul ceiling (layout.matmul_ceiling_ratio scales it per GPU). Published range for FP8: DeepGEMM M = 4,096,
@@ -97,12 +99,17 @@ STEP_OVERHEAD_S = 6.0e-3
 #: steps launch every kernel (about a dozen per layer at ~5 µs each, so a few ms for an 80-layer model). SGLang's
 #: overlap scheduler hid 6.1 ms per step of DeepSeek-V3 decode on 16 H200 (51.0 -> 60.4 tok/s per rank at 2
 #: requests, lmsys blog 2025-07-17), the order of the whole CPU cost. Fitted.
-EAGER_STEP_OVERHEAD_S = 2.0e-3
-#: The part of a step's CPU work that grows with the running requests (input preparation, sampling, output
-#: processing per sequence). vLLM's v0.6 profile (2024-09-05 blog) found scheduling and input preparation 29% and
-#: the API server 33% of wall time on Llama-3-8B, falling 2.7x with batched, asynchronous processing; no per-request
-#: figure is published. Fitted.
-STEP_OVERHEAD_PER_REQUEST_S = 0.0
+EAGER_STEP_OVERHEAD_S = 3.0e-3
+
+# --- ranges (leave-one-out over the serving calibration cases) ---------------------------------------------
+
+#: p10 and p90 of published / engine over the calibration group's throughput cases, each with its measurement left
+#: out of the fit (accuracy/data/serving_loo.csv; `python -m planner.engine validate` prints the current values and
+#: tests/engine/test_serving_validation.py fails when these no longer match, rounded outward to two decimals). A
+#: throughput T reads [low x T, high x T].
+THROUGHPUT_RANGE = (0.57, 1.41)
+#: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
+LATENCY_RANGE = (0.72, 2.89)
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
@@ -170,11 +177,6 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "unit": "s per step that carries prompt chunks (no CUDA graph)",
             "source": f"{fitted}; SGLang overlap scheduling hid 6.1 ms per step (lmsys blog 2025-07-17)",
         },
-        "serving.step_overhead_per_request_s": {
-            "value": STEP_OVERHEAD_PER_REQUEST_S,
-            "unit": "s per running request and step",
-            "source": f"{fitted} (input preparation, sampling, output processing per sequence)",
-        },
         "serving.scaleup_fraction": {
             "value": SCALEUP_FRACTION,
             "unit": "fraction of one direction's scale-up bandwidth",
@@ -189,6 +191,12 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "value": KV_TRANSFER_FRACTION,
             "unit": "fraction of the fabric line rate",
             "source": "Mooncake + vLLM P/D: 142.25 GB/s of 8 x 200 Gb/s RoCE",
+        },
+        "serving.ranges": {
+            "value": {"throughput": list(THROUGHPUT_RANGE), "latency": list(LATENCY_RANGE)},
+            "unit": "x the engine's figure (low, high)",
+            "source": "p10 and p90 of published / engine over the serving calibration cases, leave-one-out "
+            "(python -m planner.engine validate)",
         },
         "serving.engine_defaults": {
             "value": {

@@ -240,7 +240,6 @@ def _prefill_only(d: Deployment, p: Prepared, mem: ReplicaMemory, cap: float) ->
             cached_tokens=np.zeros(1),
             prefill_pairs=np.asarray([budget * pairs_per_token]),
             step_overhead_s=p.model.overhead + p.model.eager_overhead,
-            per_request_overhead=p.model.per_request_overhead,
         )[0]
     )
     tokens = budget / t / (1.0 - wl.prefix_hit_rate) * d.replicas

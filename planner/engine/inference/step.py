@@ -17,8 +17,8 @@ a roofline (max of its memory time and compute time, Williams et al. CACM 2009):
 * communication: two all-reduces per layer over the attention-TP group; with attention data parallelism and
   expert parallelism, one dispatch and one combine all-to-all per MoE layer (FP8 dispatch, 16-bit combine,
   DeepEP); pipeline hand-offs between stages; on the scale-up link inside a node, the NIC across nodes.
-A fixed cost per step (scheduler, sampling, launches) and a cost per running request on each scheduler (attention-DP
-rank) are added once per cycle, unless overlap scheduling hides them.
+A fixed cost per step (scheduler, sampling, launches; more for steps that carry prompt chunks and so cannot replay a
+CUDA graph) is added once per cycle, unless overlap scheduling hides it.
 
 Every function takes numpy arrays: coefficients of shape (layouts, 1) against loads of shape (layouts, rates), or
 1-D arrays of equal length.
@@ -202,7 +202,6 @@ def cycle_time_s(
     cached_tokens: Any,
     prefill_pairs: Any,
     step_overhead_s: Any = None,
-    per_request_overhead: bool = True,
 ) -> np.ndarray:
     """Seconds for every running request to get its next token(s) (one pipeline cycle), given per replica:
     `decode_tokens` decoded (and verified, with speculation) this step, `prefill_tokens` of prompt chunks,
@@ -230,5 +229,4 @@ def cycle_time_s(
     stage = np.where(overlap > 0, np.maximum(compute, comm), compute + comm)
     handoff = _col(c.handoff_fixed_s, like) + tokens * _col(c.handoff_s_per_token, like)
     overhead = eff.STEP_OVERHEAD_S if step_overhead_s is None else step_overhead_s
-    per_request = eff.STEP_OVERHEAD_PER_REQUEST_S * np.asarray(decode_tokens, dtype=float) / _col(c.dp, like)
-    return pp * stage + handoff + overhead + (per_request if per_request_overhead else 0.0)
+    return pp * stage + handoff + overhead
