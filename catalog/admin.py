@@ -8,12 +8,14 @@ imported row naming the changed columns.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.loader import get_template
 from django.urls import reverse
 from import_export.admin import ImportExportModelAdmin
 from import_export.formats.base_formats import CSV
@@ -33,6 +35,7 @@ from catalog.resources import (
     SystemResource,
 )
 from catalog.selectors import gpu_memory_type_families, memory_type_q
+from planner.middleware import content_security_policy, inline_handler_hashes
 
 _IMPORT_LOG_FLAGS = {
     RowResult.IMPORT_TYPE_NEW: ADDITION,
@@ -64,6 +67,14 @@ class MemoryTypeFilter(admin.SimpleListFilter):
         return queryset.filter(memory_type_q(self.value())) if self.value() else queryset
 
 
+@cache
+def _export_page_csp(template_name: str) -> str:
+    """django-import-export's export page toggles "select all" with an inline `onchange` handler, which the site's
+    policy blocks; allow exactly the handlers its installed template holds, by hash."""
+    markup = get_template(template_name).template.source
+    return content_security_policy(handler_hashes=inline_handler_hashes(markup))
+
+
 class CatalogAdmin(ImportExportModelAdmin):
     """Shared behaviour: mark admin saves and imports as local edits, log imports per row, reject bad files."""
 
@@ -74,6 +85,12 @@ class CatalogAdmin(ImportExportModelAdmin):
     import_formats = [CSV]
     import_form_class = CatalogImportForm
     confirm_form_class = CatalogConfirmImportForm
+
+    def export_action(self, request: HttpRequest) -> HttpResponse:
+        """The export page, with its template's "select all" handler allowed by hash (`_export_page_csp`)."""
+        response = super().export_action(request)
+        response.headers["Content-Security-Policy"] = _export_page_csp(self.export_template_name)
+        return response
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         """The id is the row's stable key: settable when adding, fixed afterwards."""
