@@ -46,7 +46,7 @@ RESULT_HEAVY_FIELDS = (
 RECENT_SCENARIOS = 5
 #: Version of the cached results-section markup: bump it when templates/planner/_result_section.html changes
 #: in a way that must not serve sections rendered by the old template.
-RESULT_SECTION_VERSION = 2
+RESULT_SECTION_VERSION = 3
 #: How long a rendered results section stays cached (s). Its key changes with anything that changes its HTML.
 RESULT_SECTION_TTL_S = 24 * 3600
 #: A URL or an arXiv id inside a source text (sources are sentences citing papers and pages).

@@ -136,7 +136,9 @@ def memory_chart(output: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def step_time_chart(output: dict[str, Any]) -> dict[str, Any] | None:
-    """Horizontal bars: seconds per optimizer step by component."""
+    """Horizontal bars: seconds per optimizer step by component (none for a model that does not fit)."""
+    if not f.runs(output):
+        return None
     breakdown = dig(output, "time", "breakdown_s") or {}
     parts = [(name, breakdown.get(key)) for key, name in STEP_PARTS if breakdown.get(key)]
     if not parts:
@@ -341,7 +343,7 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
     """Grouped charts for 2-4 scenarios: time with its range, memory against capacity, power, cost by category."""
     charts: list[dict[str, Any]] = []
     names = [axis_label(name) for name in names]
-    days = [dig(o, "time", "days") or dig(o, "job", "days") for o in outputs]
+    days = [(dig(o, "time", "days") or dig(o, "job", "days")) if f.runs(o) else None for o in outputs]
     if any(d is not None for d in days):
         low = [dig(o, "time", "days_low") for o in outputs]
         high = [dig(o, "time", "days_high") for o in outputs]

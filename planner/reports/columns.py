@@ -27,10 +27,12 @@ class Column:
     better: Better = None
     group: str = ""
     kinds: frozenset[str] = field(default_factory=lambda: frozenset({"training", "inference", "job"}))
+    #: The formatter writes the unit itself (a duration in hours or days), so the header carries none.
+    unit_in_value: bool = False
 
     @property
     def header_with_unit(self) -> str:
-        return f"{self.header} ({self.unit})" if self.unit else self.header
+        return f"{self.header} ({self.unit})" if self.unit and not self.unit_in_value else self.header
 
     def value(self, row: Any) -> Any:
         try:
@@ -51,6 +53,15 @@ def out(path: str) -> Callable[[dict[str, Any]], Any]:
         for key in keys:
             value = value[key]
         return value
+
+    return get
+
+
+def if_runs(getter: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+    """A getter for a figure that exists only if the run can happen (formatting.runs): None otherwise."""
+
+    def get(data: dict[str, Any]) -> Any:
+        return getter(data) if f.runs(data) else None
 
     return get
 
@@ -92,26 +103,71 @@ METRICS: tuple[Column, ...] = (
         "capacity_gib", "GPU memory", out("memory.capacity_gib"), _sig3, "GiB", "max", "Memory", MODEL_KINDS
     ),
     Column("params_b", "Parameters", out("model.params_b"), _sig3, "billion", None, "Memory", MODEL_KINDS),
-    Column("days", "Training time", out("time.days"), _sig3, "days", "min", "Time", TRAINING),
-    Column("days_low", "Training time, low", out("time.days_low"), _sig3, "days", "min", "Time", TRAINING),
-    Column("days_high", "Training time, high", out("time.days_high"), _sig3, "days", "min", "Time", TRAINING),
-    Column("gpu_hours", "GPU-hours", out("time.gpu_hours"), _int, "GPU·h", "min", "Time", TRAINING),
-    Column("tokens_per_s", "Throughput", out("time.tokens_per_s"), _int, "tokens/s", "max", "Time", TRAINING),
-    Column("mfu", "Model FLOPs utilisation", out("time.mfu"), f.percent, "", "max", "Time", TRAINING),
-    Column("step_s", "Step time", out("time.step_s"), _sig3, "s", "min", "Time", TRAINING),
+    Column("days", "Training time", if_runs(out("time.days")), _sig3, "days", "min", "Time", TRAINING),
+    Column(
+        "days_low",
+        "Training time, low",
+        if_runs(out("time.days_low")),
+        _sig3,
+        "days",
+        "min",
+        "Time",
+        TRAINING,
+    ),
+    Column(
+        "days_high",
+        "Training time, high",
+        if_runs(out("time.days_high")),
+        _sig3,
+        "days",
+        "min",
+        "Time",
+        TRAINING,
+    ),
+    Column("gpu_hours", "GPU-hours", if_runs(out("time.gpu_hours")), _int, "GPU·h", "min", "Time", TRAINING),
+    Column(
+        "tokens_per_s",
+        "Throughput",
+        if_runs(out("time.tokens_per_s")),
+        _int,
+        "tokens/s",
+        "max",
+        "Time",
+        TRAINING,
+    ),
+    Column(
+        "mfu", "Model FLOPs utilisation", if_runs(out("time.mfu")), f.percent, "", "max", "Time", TRAINING
+    ),
+    Column("step_s", "Step time", if_runs(out("time.step_s")), _sig3, "s", "min", "Time", TRAINING),
     Column(
         "inf_tokens_per_s",
         "Throughput",
-        out("inference.tokens_per_s"),
+        if_runs(out("inference.tokens_per_s")),
         _int,
         "tokens/s",
         "max",
         "Serving",
         INFERENCE,
     ),
-    Column("ttft_s", "Time to first token", out("inference.ttft_s"), _sig3, "s", "min", "Serving", INFERENCE),
     Column(
-        "tpot_s", "Time per output token", out("inference.tpot_s"), _sig3, "s", "min", "Serving", INFERENCE
+        "ttft_s",
+        "Time to first token",
+        if_runs(out("inference.ttft_s")),
+        _sig3,
+        "s",
+        "min",
+        "Serving",
+        INFERENCE,
+    ),
+    Column(
+        "tpot_s",
+        "Time per output token",
+        if_runs(out("inference.tpot_s")),
+        _sig3,
+        "s",
+        "min",
+        "Serving",
+        INFERENCE,
     ),
     Column(
         "max_concurrent_requests",
@@ -126,14 +182,24 @@ METRICS: tuple[Column, ...] = (
     Column(
         "gpus_needed",
         "GPUs needed for the target",
-        out("inference.gpus_needed"),
+        if_runs(out("inference.gpus_needed")),
         _int,
         "",
         "min",
         "Serving",
         INFERENCE,
     ),
-    Column("job_days", "Job time", out("job.days"), _sig3, "days", "min", "Time", JOB),
+    Column(
+        "job_days",
+        "Job time",
+        out("job.days"),
+        f.duration_days,
+        "days",
+        "min",
+        "Time",
+        JOB,
+        unit_in_value=True,
+    ),
     Column("job_gpu_hours", "GPU-hours", out("job.gpu_hours"), _int, "GPU·h", "min", "Time", JOB),
     Column("job_speedup", "Speed-up over one GPU", out("job.speedup"), _sig3, "×", "max", "Time", JOB),
     Column(
@@ -146,12 +212,20 @@ METRICS: tuple[Column, ...] = (
         "Time",
         JOB,
     ),
-    Column("it_kw", "IT power", out("power.it_kw"), _int, "kW", "min", "Power"),
-    Column("facility_kw", "Facility power", out("power.facility_kw"), _int, "kW", "min", "Power"),
+    Column("it_kw", "IT power", out("power.it_kw"), _sig3, "kW", "min", "Power"),
+    Column("facility_kw", "Facility power", out("power.facility_kw"), _sig3, "kW", "min", "Power"),
     Column("pue", "PUE", out("power.pue"), f.sig, "", "min", "Power"),
-    Column("energy_mwh", "Facility energy of the run", out("power.energy_mwh"), _int, "MWh", "min", "Power"),
+    Column(
+        "energy_mwh",
+        "Facility energy of the run",
+        if_runs(out("power.energy_mwh")),
+        _int,
+        "MWh",
+        "min",
+        "Power",
+    ),
     Column("racks", "Racks", out("power.racks"), _int, "", "min", "Power"),
-    Column("co2_t", "Carbon of the run", out("power.co2_t"), _int, "t CO₂", "min", "Power"),
+    Column("co2_t", "Carbon of the run", if_runs(out("power.co2_t")), _int, "t CO₂", "min", "Power"),
     Column("capex_usd", "Capex", out("cost.capex_usd"), f.usd, "USD", "min", "Cost"),
     Column(
         "opex_usd_per_year", "Opex per year", out("cost.opex_usd_per_year"), f.usd, "USD/year", "min", "Cost"
@@ -166,9 +240,23 @@ METRICS: tuple[Column, ...] = (
         "min",
         "Cost",
     ),
-    Column("run_cost_usd", "Cost of this run (owned)", out("cost.run_cost_usd"), f.usd, "USD", "min", "Cost"),
     Column(
-        "cloud_run_cost_usd", "Same run rented", out("cost.cloud_run_cost_usd"), f.usd, "USD", "min", "Cost"
+        "run_cost_usd",
+        "Cost of this run (owned)",
+        if_runs(out("cost.run_cost_usd")),
+        f.usd,
+        "USD",
+        "min",
+        "Cost",
+    ),
+    Column(
+        "cloud_run_cost_usd",
+        "Same run rented",
+        if_runs(out("cost.cloud_run_cost_usd")),
+        f.usd,
+        "USD",
+        "min",
+        "Cost",
     ),
     Column(
         "breakeven_month", "Owning beats renting from", out("cost.breakeven_month"), _month, "", "min", "Cost"
@@ -273,6 +361,12 @@ def _summary(key: str) -> Callable[[Any], Any]:
     return get
 
 
+def _summary_run_days(scenario: Any) -> Any:
+    """How long the plan's run takes: a training run's days, else a GPU job's (serving has no end)."""
+    summary = scenario.latest_result.summary
+    return summary.get("days") if summary.get("days") is not None else summary.get("job_days")
+
+
 #: Inputs side by side on the comparison page (getter: a Scenario).
 INPUT_ROWS: tuple[Column, ...] = (
     Column("gpu", "GPU", _scenario_gpu_label, group="Inputs"),
@@ -294,8 +388,8 @@ SCENARIO_LIST_COLUMNS: tuple[Column, ...] = (
     Column("total_gpus", "GPUs", lambda s: s.total_gpus, _int),
     Column("model", "Model", _scenario_model_label),
     Column("fits", "Fits", _summary("fits"), f.yes_no),
-    Column("days", "Training time", _summary("days"), _sig3, "days"),
-    Column("facility_kw", "Facility power", _summary("facility_kw"), _int, "kW"),
+    Column("days", "Run time", _summary_run_days, f.duration_days, "days", unit_in_value=True),
+    Column("facility_kw", "Facility power", _summary("facility_kw"), _sig3, "kW"),
     Column("tco_usd", "TCO", _summary("tco_usd"), f.usd_compact),
 )
 

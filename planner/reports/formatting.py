@@ -100,6 +100,32 @@ def days(value: Any) -> str:
     return quantity(value, "days")
 
 
+#: Below these many seconds a duration reads in seconds, minutes, hours; above the last, in days.
+_DURATION_UNITS: tuple[tuple[float, float, str], ...] = (
+    (120.0, 1.0, "s"),
+    (2 * 3600.0, 60.0, "minutes"),
+    (72 * 3600.0, 3600.0, "hours"),
+)
+
+
+def duration_days(value_days: Any) -> str:
+    """A duration given in days, in the unit a person reads it in: 0.0844 -> "2.03 hours", 34 -> "34.0 days",
+    0.001 -> "86.4 s"."""
+    if not _is_number(value_days):
+        return MISSING
+    seconds = value_days * 86_400
+    for below_s, unit_s, unit in _DURATION_UNITS:
+        if abs(seconds) < below_s:
+            return quantity(seconds / unit_s, unit)
+    return quantity(value_days, "days")
+
+
+def runs(output: Any) -> bool:
+    """Whether a result describes a run that can happen: False when the model does not fit in GPU memory, so
+    time, throughput, latency and the run's cost are not shown as if it ran (a job has no memory check)."""
+    return dig(output, "memory", "fits") is not False
+
+
 def yes_no(value: Any) -> str:
     if value is None:
         return MISSING

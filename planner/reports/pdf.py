@@ -162,7 +162,8 @@ def scenario_document(
         return context
     output, kind = result.output, result.output.get("kind") or scenario.workload_kind
     bom = procurement_bom(result=result, scenario=scenario)
-    days, years = dig(output, "time", "days"), dig(result.input_payload, "economics", "years")
+    days = dig(output, "time", "days") if f.runs(output) else None
+    years = dig(result.input_payload, "economics", "years")
     context.update(
         outlasts_life=bool(days and years and days * DAY > years * YEAR),
         output=output,

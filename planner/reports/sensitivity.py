@@ -21,6 +21,7 @@ from typing import Any
 from planner.engine.api import estimate
 from planner.engine.inputs.errors import SpecError
 from planner.engine.inputs.parse import MAX_EFFICIENCY_SCALE
+from planner.engine.perf.efficiency import efficiency_scale_at_ceiling
 from planner.reports import formatting as f
 from planner.reports.formatting import dig
 
@@ -67,6 +68,8 @@ class SensitivityTable:
 
 
 def _days(output: dict[str, Any]) -> float | None:
+    if not f.runs(output):
+        return None
     return dig(output, "time", "days") or dig(output, "job", "days")
 
 
@@ -104,7 +107,7 @@ def _set_efficiency_scale(payload: dict[str, Any], value: float) -> None:
 
 def _read_efficiency_scale(payload: dict[str, Any], output: dict[str, Any]) -> float | None:
     """The efficiency scale of a training run (input, else the engine's assumed default); None otherwise."""
-    if dig(output, "time", "mfu") is None:
+    if dig(output, "time", "mfu") is None or not f.runs(output):
         return None
     return (
         dig(payload, "workload", "efficiency_scale")
@@ -122,12 +125,16 @@ def _set_pue(payload: dict[str, Any], value: float) -> None:
         cluster["pue"] = value
 
 
+#: The largest efficiency scale a variant may use: what the engine accepts, and no more than takes GEMMs to the
+#: GPU's measured matmul ceiling (planner/engine/efficiency.py), so no row offers an MFU no software reaches.
+MFU_SCALE_MAX = min(MAX_EFFICIENCY_SCALE, efficiency_scale_at_ceiling())
+
 MFU_DRIVER = _Driver(
     MFU_FACTOR,
     "",
     _read_efficiency_scale,
     _set_efficiency_scale,
-    high=MAX_EFFICIENCY_SCALE,
+    high=MFU_SCALE_MAX,
     describe=lambda scale, out: f"{f.percent(dig(out, 'time', 'mfu'))} (efficiency × {f.sig(scale)})",
 )
 DRIVERS: tuple[_Driver, ...] = (
@@ -156,6 +163,8 @@ def _clamped(driver: _Driver, value: float) -> tuple[float, str]:
     if driver.low is not None and value < driver.low:
         return driver.low, f"held at the engine's minimum {f.sig(driver.low)}"
     if driver.high is not None and value > driver.high:
+        if driver is MFU_DRIVER:
+            return driver.high, "held where matrix multiplies reach the GPU's measured matmul ceiling"
         return driver.high, f"held at the engine's maximum {driver.fmt(driver.high)}"
     return value, ""
 
@@ -193,6 +202,8 @@ def _driver_rows(
     rows = []
     for change in (-STEP_FRACTION, STEP_FRACTION):
         moved, note = _clamped(driver, value * (1 + change))
+        if (moved - value) * change <= 0:
+            continue  # already at (or past) the limit in this direction: no variant to offer
         variant = copy.deepcopy(payload)
         driver.write(variant, moved)
         text = f.with_unit(driver.fmt(moved), driver.unit)

@@ -63,6 +63,18 @@ def kw(value: Any) -> str:
 
 
 @register.filter
+def duration(value_days: Any) -> str:
+    """{{ days|duration }} -> 2.03 hours, 34.0 days (the unit a person reads the length in)."""
+    return f.duration_days(value_days)
+
+
+@register.filter
+def runs(output: Any) -> bool:
+    """{% if output|runs %}: False when the model does not fit, so no time or latency is shown as if it ran."""
+    return f.runs(output)
+
+
+@register.filter
 def yesno_dash(value: Any) -> str:
     return f.yes_no(value)
 

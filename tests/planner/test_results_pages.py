@@ -51,7 +51,10 @@ def test_job_results_show_the_job_time(client, alice, catalog):
     html = client.get(scenario.get_absolute_url()).content.decode()
     output = scenario.latest_result.output
     assert "Job time" in html
-    assert f.sig(output["job"]["days"]) in html
+    # A two-hour job reads in hours, never as a fraction of a day or a count of seconds.
+    assert f.duration_days(output["job"]["days"]) == "2.03\u00a0hours"
+    assert f.duration_days(output["job"]["days"]) in html
+    assert f.sig(output["job"]["days"]) not in html and f.number(output["job"]["time_s"]) not in html
     assert "memory" not in _charts(html) and "power" in _charts(html)
 
 

@@ -80,6 +80,8 @@ class CoolingSpec:
     """
 
     name: str = "air_crac_crah"
+    #: What a person reads in messages (the catalog row's name, shortened): "air cooling (CRAC/CRAH)".
+    label: str = "air cooling (CRAC/CRAH)"
     pue: float | None = None
     rack_density_w: float = 20.0 * KW
     capex_usd_per_w: float = AIR_CAPEX_USD_PER_W
@@ -107,6 +109,7 @@ COOLING_PRESETS: dict[str, CoolingSpec] = {
     ),
     "rdhx_passive": CoolingSpec(
         name="rdhx_passive",
+        label="passive rear-door heat exchanger",
         pue=1.3,
         rack_density_w=30.0 * KW,
         colocation_premium_fraction=LIQUID_COLO_PREMIUM,
@@ -116,6 +119,7 @@ COOLING_PRESETS: dict[str, CoolingSpec] = {
     ),
     "rdhx_active": CoolingSpec(
         name="rdhx_active",
+        label="active rear-door heat exchanger",
         pue=1.3,
         rack_density_w=60.0 * KW,
         colocation_premium_fraction=LIQUID_COLO_PREMIUM,
@@ -125,6 +129,7 @@ COOLING_PRESETS: dict[str, CoolingSpec] = {
     ),
     "dlc_cold_plate": CoolingSpec(
         name="dlc_cold_plate",
+        label="direct liquid cooling (cold plate)",
         pue=1.2,
         rack_density_w=100.0 * KW,
         capex_usd_per_w=DLC_CAPEX_USD_PER_W,
@@ -139,6 +144,7 @@ COOLING_PRESETS: dict[str, CoolingSpec] = {
     ),
     "immersion_1p": CoolingSpec(
         name="immersion_1p",
+        label="single-phase immersion",
         pue=1.10,
         rack_density_w=40.0 * KW,
         capex_usd_per_w=IMMERSION_CAPEX_USD_PER_W,
@@ -149,6 +155,7 @@ COOLING_PRESETS: dict[str, CoolingSpec] = {
     ),
     "immersion_2p": CoolingSpec(
         name="immersion_2p",
+        label="two-phase immersion",
         pue=1.05,
         rack_density_w=40.0 * KW,
         capex_usd_per_w=IMMERSION_CAPEX_USD_PER_W,
@@ -438,7 +445,7 @@ def estimate_power(inputs: PowerInputs, cooling: CoolingSpec | None = None) -> P
     warnings: list[str] = []
     if peak_node_w > cooling.rack_density_w:
         warnings.append(
-            f"one node draws up to {peak_node_w / KW:.1f} kW, more than a {cooling.name} rack holds "
+            f"one node draws up to {peak_node_w / KW:.1f} kW, more than a rack with {cooling.label} holds "
             f"({cooling.rack_density_w / KW:.0f} kW); counted one node per rack, which this cooling cannot serve"
         )
     return PowerResult(

@@ -75,6 +75,13 @@ def mamf_fraction(gpu_key: str) -> float:
     return DEFAULT_MAMF_FRACTION
 
 
+def efficiency_scale_at_ceiling() -> float:
+    """The `workload.efficiency_scale` at which a framework's large GEMMs reach the GPU's measured matmul ceiling
+    (MAMF) itself: no framework beats the maximum achievable matmul FLOPS, so a what-if above it (the MFU row of
+    a sensitivity table) describes no real software. 1 / FRAMEWORK_GEMM_FRACTION."""
+    return 1.0 / FRAMEWORK_GEMM_FRACTION
+
+
 def shape_factor(dim: Any) -> Any:
     """Saturation of one GEMM dimension: d / (d + GEMM_HALF_DIM) (1 for large matrices, small for tiny ones)."""
     return dim / (dim + GEMM_HALF_DIM)
