@@ -94,6 +94,12 @@ STARTERS: tuple[Starter, ...] = (
         (),
     ),
     Starter(
+        "llama70b-h100-1t",
+        "Llama 3.1 70B on 256 H100s, 1T tokens",
+        "Train Llama 3.1 70B on one trillion tokens with 32 nodes × 8 H100 SXM5 and the fastest layout that fits.",
+        (("nodes", 32), ("tokens_b", 1_000)),
+    ),
+    Starter(
         "llama70b-b200",
         "Llama 3.1 70B on 64 B200s, 15T tokens",
         "The same job on 8 HGX B200 nodes: faster, and at what price and power?",

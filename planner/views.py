@@ -6,16 +6,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from planner import selectors, services
+from planner import selectors, services, showcase
 from planner.accuracy import accuracy_page
 from planner.engine.inputs.errors import SpecError
 from planner.forms import (
@@ -50,15 +53,36 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 @require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """`/favicon.ico`, which browsers and bookmarks ask for whatever the page links: the static icon (a temporary
+    redirect, as the static file's name carries its hash in production)."""
+    return redirect(static("favicon.ico"))
+
+
+@require_GET
 def engine_accuracy(request: HttpRequest) -> HttpResponse:
     """Public: published figures and the engine's error on each (no user data)."""
     return render(request, "planner/accuracy.html", {"page": accuracy_page()})
 
 
-@login_required
 def home(request: HttpRequest) -> HttpResponse:
+    """Signed in: presets and recent scenarios. Signed out: what the product does, with sign-in beside it."""
+    if not request.user.is_authenticated:
+        return landing(request)
     recent = selectors.scenario_recent(user=request.user)
     return render(request, "home.html", {"recent": recent, "starters": STARTERS})
+
+
+def landing(request: HttpRequest) -> HttpResponse:
+    """The public front page: a worked example computed by the engine (cached), the accuracy summary and what
+    can be planned."""
+    context = {
+        "example": showcase.worked_example(),
+        "accuracy": accuracy_page().report,
+        "form": AuthenticationForm(request),
+        "show_demo_account": settings.DEBUG,
+    }
+    return render(request, "landing.html", context)
 
 
 @require_http_methods(["GET", "POST"])

@@ -25,6 +25,8 @@ SECRET_NAME = "Alice secret plan 7f3a"
 CATALOG_ID = "nvidia_h100_sxm5_80gb"
 #: URL names anyone may open: they show no user's data.
 PUBLIC = {
+    "home",  # signed out: the front page (a worked example, the accuracy summary); signed in: the user's plans
+    "favicon",
     "login",
     "logout",
     "signup",

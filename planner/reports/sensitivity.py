@@ -126,7 +126,7 @@ def _set_pue(payload: dict[str, Any], value: float) -> None:
 
 
 #: The largest efficiency scale a variant may use: what the engine accepts, and no more than takes GEMMs to the
-#: GPU's measured matmul ceiling (planner/engine/efficiency.py), so no row offers an MFU no software reaches.
+#: GPU's measured matmul ceiling (planner/engine/perf/efficiency.py), so no row offers an MFU no software reaches.
 MFU_SCALE_MAX = min(MAX_EFFICIENCY_SCALE, efficiency_scale_at_ceiling())
 
 MFU_DRIVER = _Driver(

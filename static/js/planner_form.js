@@ -12,6 +12,11 @@
   var chartsBox = document.getElementById("live-charts");
   var formErrors = document.getElementById("live-errors");
   var statusBox = document.getElementById("live-status");
+  var liveBox = document.querySelector(".live-inner");
+  var staleNote = document.getElementById("live-stale-note");
+  var bar = document.getElementById("live-bar");
+  var barVerdict = document.getElementById("live-bar-verdict");
+  var barFigures = document.getElementById("live-bar-figures");
   var timer = null;
   var inFlight = null;
   var sequence = 0;
@@ -55,7 +60,54 @@
     if (wrapper) { wrapper.hidden = !visible; }
   }
 
-  function setStatus(text) { if (statusBox) { statusBox.textContent = text; } }
+  var barStatus = document.getElementById("live-bar-status");
+
+  function setStatus(text) {
+    if (statusBox) { statusBox.textContent = text; }
+    if (barStatus) { barStatus.textContent = text.indexOf("updated") === 0 ? "" : text; }
+  }
+
+  /* The summary bar (narrow screens, where the live panel sits under the form): the verdict and the headline
+   * figures marked data-short, copied from the live panel after each update. */
+  function updateBar() {
+    if (!bar) { return; }
+    var verdict = headline.querySelector(".verdict");
+    barVerdict.textContent = verdict ? (verdict.classList.contains("verdict-good") ? "Fits" : "Does not fit") : "";
+    barVerdict.className = "live-bar-verdict" + (verdict ? (verdict.classList.contains("verdict-good") ? " good" : " bad") : "");
+    barFigures.textContent = "";
+    Array.prototype.forEach.call(headline.querySelectorAll(".kpi[data-short]"), function (kpi) {
+      var value = kpi.querySelector(".kpi-value");
+      if (!value) { return; }
+      var item = document.createElement("span");
+      item.className = "live-bar-figure";
+      var label = document.createElement("small");
+      label.textContent = kpi.getAttribute("data-short");
+      item.appendChild(label);
+      item.appendChild(document.createTextNode(" " + value.textContent.replace(/\s+/g, " ").trim()));
+      barFigures.appendChild(item);
+    });
+    bar.hidden = false;
+  }
+
+  /* While the form has errors every figure (headline, bar and charts) is greyed out: they belong to the last
+   * inputs that worked, not to what is on the form now. */
+  function setStale(stale) {
+    if (liveBox) { liveBox.classList.toggle("stale", stale); }
+    if (bar) { bar.classList.toggle("stale", stale); }
+    if (staleNote) { staleNote.hidden = !stale; }
+    if (stale && bar && bar.hidden) {
+      barVerdict.textContent = "No estimate yet";
+      barVerdict.className = "live-bar-verdict bad";
+      bar.hidden = false;
+    }
+  }
+
+  /* The bar steps aside while the live panel's own headline is on screen. */
+  if (bar && window.IntersectionObserver) {
+    new IntersectionObserver(function (entries) {
+      bar.classList.toggle("covered", entries[0].isIntersecting);
+    }).observe(headline);
+  }
 
   function showErrors(errors) {
     Array.prototype.forEach.call(form.querySelectorAll(".field"), function (wrapper) {
@@ -104,13 +156,16 @@
     }).then(function (body) {
       if (mine !== sequence) { return; }
       showErrors(body.errors || {});
+      chartsBox.classList.remove("updating");
       if (body.ok) {
         headline.innerHTML = body.headline_html;
         window.PlannerCharts.render(chartsBox, body.charts || []);
-        chartsBox.classList.remove("updating");
+        setStale(false);
+        updateBar();
         setStatus("updated in " + Math.round(body.server_ms) + " ms");
         form.setAttribute("data-preview-count", String(mine));
       } else {
+        setStale(true);
         setStatus("fix the highlighted fields");
       }
     }).catch(function (error) {

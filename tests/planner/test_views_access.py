@@ -75,7 +75,6 @@ def test_anonymous_visitors_are_sent_to_sign_in_for_every_scenario_url(client, t
         ("post", reverse("scenario_create"), form_data(), 302),
         ("post", reverse("scenario_preview_new"), form_data(), 200),
         ("get", reverse("scenario_compare"), {}, 200),
-        ("get", reverse("home"), {}, 200),
     ]
     for method, url, data, _ in requests:
         response = _call(client, method, url, data)
