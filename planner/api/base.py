@@ -16,7 +16,9 @@ from planner.api.parsers import BoundedJSONParser
 
 
 class ApiViewMixin:
-    """Mix into APIView / ViewSet. Token first so an anonymous request is told how to authenticate (401)."""
+    # Mixed into every APIView / ViewSet. Token authentication comes first so an anonymous request is told how
+    # to authenticate (401). A comment, not a docstring: drf-spectacular would publish a docstring as the
+    # description of every operation that has none of its own.
 
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]

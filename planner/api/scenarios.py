@@ -254,6 +254,8 @@ class ScenarioListView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_list",
         summary="Your scenarios, most recently changed first",
+        description="Each with its id, its links (API and page) and the headline figures of its latest result "
+        "(`latest_result.summary`: fits, days, power, capex, TCO).",
         responses={
             200: OpenApiResponse({"type": "array", "items": SCENARIO_BRIEF_SCHEMA}),
             **schemas.error_responses(401, 403),
@@ -266,6 +268,10 @@ class ScenarioListView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_create",
         summary="Create and evaluate a scenario",
+        description="The body is the planning form's fields (a GET of a scenario returns them under `inputs`); "
+        "`starter` names a ready-made plan to start from and omitted fields take the new-scenario defaults, "
+        "catalog prices included. The engine runs before anything is saved: a problem answers 400 under the "
+        "field it concerns and nothing is stored.",
         request={"application/json": inputs_schema()},
         responses={
             201: OpenApiResponse(SCENARIO_FULL_SCHEMA, description="Saved with its first result."),
@@ -297,6 +303,8 @@ class ScenarioDetailView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_retrieve",
         summary="One of your scenarios with its inputs",
+        description="`inputs` is what the form holds: change it and send it back with PUT or PATCH. Another "
+        "user's scenario answers 404.",
         responses={200: OpenApiResponse(SCENARIO_FULL_SCHEMA), **schemas.error_responses(401, 403, 404)},
         tags=["scenarios"],
     )
@@ -306,6 +314,7 @@ class ScenarioDetailView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_update",
         summary="Replace a scenario's inputs (omitted fields take the defaults) and evaluate it again",
+        description="A new result is stored; earlier ones stay readable under `results/`.",
         request={"application/json": inputs_schema()},
         responses={
             200: OpenApiResponse(SCENARIO_FULL_SCHEMA),
@@ -319,6 +328,7 @@ class ScenarioDetailView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_partial_update",
         summary="Change some inputs and evaluate again (earlier results stay in the history)",
+        description='Fields you leave out keep their current values, so `{"nodes": 16}` re-sizes the plan.',
         request={"application/json": inputs_schema()},
         responses={
             200: OpenApiResponse(SCENARIO_FULL_SCHEMA),
@@ -332,6 +342,7 @@ class ScenarioDetailView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_destroy",
         summary="Delete a scenario with its results and share links",
+        description="Its share links stop working at once.",
         responses={
             204: OpenApiResponse(description="Deleted."),
             **schemas.error_responses(401, 403, 404, 429),
@@ -347,6 +358,7 @@ class ScenarioResultsView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_results_list",
         summary="A scenario's stored results, newest first",
+        description="Brief entries with their headline figures; follow `url` for the full engine input and output.",
         responses={
             200: OpenApiResponse({"type": "array", "items": RESULT_BRIEF_SCHEMA}),
             **schemas.error_responses(401, 403, 404),
@@ -364,6 +376,8 @@ class ScenarioResultView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_results_retrieve",
         summary="One stored result: the engine input exactly as sent, its output and the catalog values used",
+        description="`input_payload` is a complete `POST /api/estimate/` body: sent as it is, it gives `output` "
+        "again as long as the engine version is the same.",
         responses={200: OpenApiResponse(RESULT_FULL_SCHEMA), **schemas.error_responses(401, 403, 404)},
         tags=["scenarios"],
     )
@@ -375,6 +389,8 @@ class ScenarioEvaluateView(ScenarioApiView):
     @extend_schema(
         operation_id="scenarios_evaluate",
         summary="Evaluate again with today's catalog and engine (a new result; the old ones are kept)",
+        description="For a plan saved before a catalog edit or an engine update: the inputs stay, the figures "
+        "are recomputed.",
         request=None,
         responses={
             201: OpenApiResponse(RESULT_FULL_SCHEMA),

@@ -241,6 +241,7 @@ class SweepListView(ApiViewMixin, APIView):
     @extend_schema(
         operation_id="sweeps_list",
         summary="Your sweeps, newest first",
+        description="Status and progress of each; a finished sweep's results are under `results/`.",
         responses={200: OpenApiResponse(SWEEP_LIST_SCHEMA), **schemas.error_responses(401, 403, 405)},
         tags=["sweeps"],
     )
@@ -283,6 +284,8 @@ class SweepDetailView(ApiViewMixin, APIView):
     @extend_schema(
         operation_id="sweeps_retrieve",
         summary="A sweep's status and progress",
+        description="Poll it while the sweep runs: configurations evaluated out of the total, chunks done, "
+        "and the status (pending, running, done, failed, cancelled).",
         responses={200: OpenApiResponse(SWEEP_SCHEMA), **schemas.error_responses(401, 403, 404, 405)},
         tags=["sweeps"],
     )
