@@ -251,9 +251,35 @@ def _gpu_price_usd(scenario: Scenario) -> float | None:
     return gpu.price_usd if gpu is not None else None
 
 
+def node_price_from_gpus(gpus_per_node: int, gpu_usd: float) -> PlanningInput:
+    """A node priced as its GPUs at their catalog price plus the host parts of a DGX H100 per GPU slot
+    (HOST_BOM_*): the planning default when no system or typed node price is known (page and API alike)."""
+    host_usd_per_slot = HOST_BOM_USD_PER_8_GPU_SERVER / HOST_BOM_GPU_SLOTS
+    return PlanningInput(
+        "economics.gpu_server_usd",
+        gpus_per_node * (gpu_usd + host_usd_per_slot),
+        "USD per node",
+        f"{gpus_per_node} × (catalog GPU price ${gpu_usd:,.0f} + host parts ${host_usd_per_slot:,.0f} "
+        f"per GPU slot); host parts: {HOST_BOM_SOURCE}",
+    )
+
+
+def cloud_price_reference(gpu_id: str | None) -> PlanningInput | None:
+    """The published rental price of a catalog GPU (midpoint of CLOUD_PRICE_REFERENCES), or None."""
+    reference = CLOUD_PRICE_REFERENCES.get(gpu_id) if gpu_id else None
+    if reference is None:
+        return None
+    return PlanningInput(
+        "economics.cloud_usd_per_gpu_hour",
+        reference.usd_per_gpu_hour,
+        "USD per GPU-hour",
+        f"midpoint of ${reference.low_usd:.2f}–${reference.high_usd:.2f}, {reference.source}",
+    )
+
+
 def server_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]:
-    """Price of one node: the typed override, else the catalog system's price, else GPUs at their catalog price
-    plus the host parts of a DGX H100 per GPU slot (HOST_BOM_*). None when no price is known."""
+    """Price of one node: the typed override, else the catalog system's price, else `node_price_from_gpus`.
+    None when no price is known."""
     if scenario.server_price_usd is not None:
         return scenario.server_price_usd, None
     if scenario.system_id is not None and scenario.system.price_usd is not None:
@@ -261,16 +287,8 @@ def server_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None
     gpu_usd = _gpu_price_usd(scenario)
     if gpu_usd is None:
         return None, None
-    host_usd_per_slot = HOST_BOM_USD_PER_8_GPU_SERVER / HOST_BOM_GPU_SLOTS
-    value = scenario.gpus_per_node * (gpu_usd + host_usd_per_slot)
-    note = PlanningInput(
-        "economics.gpu_server_usd",
-        value,
-        "USD per node",
-        f"{scenario.gpus_per_node} × (catalog GPU price ${gpu_usd:,.0f} + host parts ${host_usd_per_slot:,.0f} "
-        f"per GPU slot); host parts: {HOST_BOM_SOURCE}",
-    )
-    return value, note
+    note = node_price_from_gpus(scenario.gpus_per_node, gpu_usd)
+    return note.value, note
 
 
 def cloud_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]:
@@ -278,16 +296,8 @@ def cloud_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]
     if scenario.cloud_usd_per_gpu_hour is not None:
         return scenario.cloud_usd_per_gpu_hour, None
     gpu = None if scenario.custom_gpu else scenario_gpu(scenario)
-    reference = CLOUD_PRICE_REFERENCES.get(gpu.pk) if gpu is not None else None
-    if reference is None:
-        return None, None
-    note = PlanningInput(
-        "economics.cloud_usd_per_gpu_hour",
-        reference.usd_per_gpu_hour,
-        "USD per GPU-hour",
-        f"midpoint of ${reference.low_usd:.2f}–${reference.high_usd:.2f}, {reference.source}",
-    )
-    return reference.usd_per_gpu_hour, note
+    note = cloud_price_reference(gpu.pk if gpu is not None else None)
+    return (note.value, note) if note is not None else (None, None)
 
 
 def pcie_fallback_note(gpu: Any) -> PlanningInput | None:

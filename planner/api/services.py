@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import threading
-import time
 from typing import Any
 
 from django.db.models.signals import post_delete, post_save
@@ -23,6 +21,8 @@ from django.dispatch import receiver
 
 from catalog.models import Gpu
 from planner import adapters
+from planner.api.economics import economics_defaults
+from planner.api.memo import TtlMemo
 from planner.engine.inputs.errors import SpecError
 
 logger = logging.getLogger(__name__)
@@ -32,14 +32,12 @@ OVERFLOW_PATH = "(input)"
 #: Seconds a worker process reuses a catalog GPU it resolved (see the module docstring).
 CATALOG_GPU_TTL_S = 5.0
 
-_gpu_memo: dict[str, tuple[float, dict[str, Any] | None]] = {}
-_gpu_memo_lock = threading.Lock()
+_gpu_memo: TtlMemo[dict[str, Any] | None] = TtlMemo(CATALOG_GPU_TTL_S)
 
 
 @receiver([post_save, post_delete], sender=Gpu, dispatch_uid="planner.api.services.gpu_changed")
 def gpu_memo_clear(**kwargs: Any) -> None:
-    with _gpu_memo_lock:
-        _gpu_memo.clear()
+    _gpu_memo.clear()
 
 
 def _engine() -> Any:
@@ -59,15 +57,7 @@ def catalog_gpu_object(gpu_id: str) -> dict[str, Any] | None:
 
 
 def _memo_gpu_object(gpu_id: str) -> dict[str, Any] | None:
-    now = time.monotonic()
-    with _gpu_memo_lock:
-        hit = _gpu_memo.get(gpu_id)
-    if hit is not None and now - hit[0] < CATALOG_GPU_TTL_S:
-        return hit[1]
-    gpu = catalog_gpu_object(gpu_id)
-    with _gpu_memo_lock:
-        _gpu_memo[gpu_id] = (now, gpu)
-    return gpu
+    return _gpu_memo.get(gpu_id, lambda: catalog_gpu_object(gpu_id))
 
 
 def payload_with_catalog_gpu(payload: Any) -> Any:
@@ -105,10 +95,14 @@ def _overflow(where: str) -> SpecError:
 
 
 def estimate_run(*, payload: Any) -> dict[str, Any]:
-    """Evaluate one contract payload. Raises the engine's SpecError (with field paths) for bad input, also
-    when valid-looking but extreme inputs overflow a figure (JSON has no infinity to answer with)."""
+    """Evaluate one contract payload, its `economics` completed from the catalog as the planning form would
+    (planner/api/economics.py). Raises the engine's SpecError (with field paths) for bad input, also when
+    valid-looking but extreme inputs overflow a figure (JSON has no infinity to answer with)."""
+    defaults = economics_defaults(payload_with_catalog_gpu(payload))
     try:
-        output = _engine().estimate(payload_with_catalog_gpu(payload))
+        output = defaults.add_assumptions(_engine().estimate(defaults.payload))
+    except SpecError as exc:
+        raise defaults.explain(exc) from exc
     except (OverflowError, ZeroDivisionError) as exc:
         logger.error("engine arithmetic error on accepted input", exc_info=True)
         raise _overflow("a figure") from exc

@@ -11,6 +11,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from catalog.models import Gpu
+from planner.api.economics import economics_memo_clear
 from planner.api.schemas import CATALOG_EXAMPLE, CONTRACT_EXAMPLE
 from planner.api.services import gpu_memo_clear
 from tests.sweeps.conftest import alice_scenario, catalog, eager  # noqa: F401 (fixtures for the sweep API)
@@ -21,13 +22,15 @@ CATALOG_GPU_ID = "nvidia_h100_sxm5_80gb"
 
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> Any:
-    """Throttle counters live in the cache and resolved catalog GPUs in a per-process memo: every test starts
-    (and ends) with neither, since a rolled-back test row sends no signal."""
+    """Throttle counters live in the cache and resolved catalog GPUs and economics rows in per-process memos:
+    every test starts (and ends) with none, since a rolled-back test row sends no signal."""
     cache.clear()
     gpu_memo_clear()
+    economics_memo_clear()
     yield
     cache.clear()
     gpu_memo_clear()
+    economics_memo_clear()
 
 
 def token_client(user: Any) -> APIClient:

@@ -7,7 +7,6 @@ TFLOPS -> FLOP/s, Gb/s -> bytes/s, GB/s -> bytes/s, kW -> W, µs -> s, minutes -
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import MISSING, fields
 from typing import Any
 
@@ -17,6 +16,7 @@ from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.fields import Fields, join
 from planner.engine.inputs.scenario import ClusterSpec, Scenario
 from planner.engine.inputs.specs import PRECISIONS, GpuSpec
+from planner.engine.inputs.suggest import did_you_mean
 from planner.engine.inputs.units import (
     BITS_PER_BYTE,
     BITS_PER_GBIT,
@@ -186,8 +186,7 @@ def resolve_gpu(
     if isinstance(value, str):
         rows = catalog.gpu_rows()
         if value not in rows:
-            hint = difflib.get_close_matches(value, list(rows), n=1, cutoff=0.5)
-            extra = f"; did you mean '{hint[0]}'?" if hint else ""
+            extra = did_you_mean(value, list(rows), list_known=True)
             problems.append(Problem(path, f"unknown catalog GPU id '{value}'{extra}"))
             return None
         row = rows[value]

@@ -3,12 +3,12 @@ first: unknown keys with a "did you mean" hint, missing required keys, wrong typ
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterable
 from typing import Any
 
 from planner.engine.inputs.errors import Problem
+from planner.engine.inputs.suggest import did_you_mean
 
 _MISSING = object()
 #: Largest magnitude any number may have: far beyond every real quantity, small enough that products of a few
@@ -50,8 +50,7 @@ class Fields:
             return
         for key in self.obj:
             if key not in self.allowed:
-                hint = difflib.get_close_matches(str(key), self.allowed, n=1, cutoff=0.6)
-                extra = f"; did you mean '{hint[0]}'?" if hint else f" (allowed: {', '.join(self.allowed)})"
+                extra = did_you_mean(str(key), self.allowed, list_known=True)
                 problems.append(Problem(join(path, str(key)), f"unknown field{extra}"))
 
     def has(self, key: str) -> bool:
@@ -119,8 +118,7 @@ class Fields:
             return None
         options = tuple(choices)
         if options and value not in options:
-            hint = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
-            extra = f"; did you mean '{hint[0]}'?" if hint else ""
+            extra = did_you_mean(value, options)
             self.problem(key, f"must be one of {', '.join(options)} (got '{value}'){extra}")
             return None
         return value

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from typing import Any
 
@@ -10,6 +9,7 @@ from planner.engine.inputs.errors import Problem
 from planner.engine.inputs.fields import Fields
 from planner.engine.inputs.presets import PRESETS, preset_model
 from planner.engine.inputs.specs import MlaSpec, ModelSpec, MoeSpec
+from planner.engine.inputs.suggest import did_you_mean
 
 MODEL_PATH = "workload.model"
 SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_type", "vocab", "seq_len")
@@ -44,8 +44,7 @@ def _merged(w: Fields, problems: list[Problem]) -> tuple[dict[str, Any] | None, 
         name = raw["preset"]
     if name:
         if name not in PRESETS:
-            hint = difflib.get_close_matches(name, list(PRESETS), n=1, cutoff=0.5)
-            extra = f"; did you mean '{hint[0]}'?" if hint else f" (known: {', '.join(PRESETS)})"
+            extra = did_you_mean(name, list(PRESETS), list_known=True)
             path = MODEL_PATH if isinstance(raw, str) else f"{MODEL_PATH}.preset"
             problems.append(Problem(path, f"unknown model preset '{name}'{extra}"))
             return None, name
