@@ -87,3 +87,12 @@ def test_descriptions_are_for_readers_not_class_docstrings(page_html, schema):
 def test_catalog_operations_start_folded_and_the_rest_open(page_html):
     assert re.search(r'<details class="panel api-op" id="post-api-estimate" open>', page_html)
     assert re.search(r'<details class="panel api-op" id="get-api-catalog-gpus">', page_html)
+
+
+def test_the_first_call_the_page_shows_works(alice_api):
+    from tests.planner.conftest import load_catalog
+
+    load_catalog()
+    response = alice_api.post("/api/estimate/", docs.GETTING_STARTED_BODY, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["cost"]["tco_usd"] > 0  # an empty economics object, priced from the catalog
