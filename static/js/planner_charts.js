@@ -26,13 +26,33 @@
 
   var NARROW_PX = 560;
 
-  /* On a narrow chart the legend goes below the plot instead of taking width beside it. */
+  /* A title broken into lines of about `chars` characters (Plotly does not wrap titles itself). */
+  function wrapped(text, chars) {
+    var lines = [];
+    var line = "";
+    String(text).split(" ").forEach(function (word) {
+      if (line && (line + " " + word).length > chars) { lines.push(line); line = word; }
+      else { line = line ? line + " " + word : word; }
+    });
+    if (line) { lines.push(line); }
+    return lines;
+  }
+
+  /* On a narrow chart the legend goes below the plot instead of taking width beside it, and the title wraps
+   * (about 8 px per character at its size) instead of running off the edge. */
   function fitted(layout, width) {
     if (width >= NARROW_PX) { return layout; }
     var copy = JSON.parse(JSON.stringify(layout));
     copy.legend = { orientation: "h", x: 0, y: -0.22, xanchor: "left", yanchor: "top" };
     copy.margin = copy.margin || {};
     copy.margin.b = 130;
+    var title = copy.title && copy.title.text;
+    if (title) {
+      var lines = wrapped(title, Math.max(20, Math.floor(width / 8)));
+      copy.title.text = lines.join("<br>");
+      copy.title.font = { size: 14 };
+      copy.margin.t = Math.max(copy.margin.t || 0, 24 + 18 * lines.length);
+    }
     return copy;
   }
 
@@ -53,7 +73,7 @@
     });
   }
 
-  window.PlannerCharts = { render: render };
+  window.PlannerCharts = { render: render, fitted: fitted, config: CONFIG };
 
   document.addEventListener("DOMContentLoaded", function () {
     var data = document.getElementById("chart-data");

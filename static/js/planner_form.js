@@ -83,7 +83,7 @@
       var label = document.createElement("small");
       label.textContent = kpi.getAttribute("data-short");
       item.appendChild(label);
-      item.appendChild(document.createTextNode(" " + value.textContent.replace(/\s+/g, " ").trim()));
+      item.appendChild(document.createTextNode(" " + value.textContent.replace(/[ \t\r\n]+/g, " ").trim()));
       barFigures.appendChild(item);
     });
     bar.hidden = false;

@@ -3,19 +3,15 @@
 (function () {
   "use strict";
 
-  var CONFIG = {
-    displaylogo: false,
-    responsive: true,
-    modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"],
-    toImageButtonOptions: { format: "svg" }
-  };
-
+  /* Drawn like the planning pages' charts (static/js/planner_charts.js: shared options, narrow layout). */
   function drawChart() {
     var data = document.getElementById("sweep-chart-data");
-    if (!data || typeof Plotly === "undefined") { return; }
+    if (!data || typeof Plotly === "undefined" || !window.PlannerCharts) { return; }
     var chart = JSON.parse(data.textContent);
     var el = document.querySelector('[data-chart="' + chart.key + '"]');
-    if (el) { Plotly.newPlot(el, chart.figure.data, chart.figure.layout, CONFIG); }
+    if (!el) { return; }
+    var layout = window.PlannerCharts.fitted(chart.figure.layout, el.clientWidth);
+    Plotly.newPlot(el, chart.figure.data, layout, window.PlannerCharts.config);
   }
 
   function cellValue(row, index) {
