@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.test import override_settings
 
+from planner import showcase
 from planner.middleware import CONTENT_SECURITY_POLICY
 from tests.browser.test_csp_browser import VIOLATIONS_JS
 from tests.reports.conftest import sweep_spec
@@ -75,6 +76,7 @@ def _with_policy(route) -> None:
 def test_the_signed_out_home_page_explains_the_product(sized, live_server, screenshot, width):
     _catalog()
     cache.clear()
+    assert showcase.worked_example() is not None  # computed here (the layout search), not within goto's timeout
     page = sized(width)
     page.add_init_script(VIOLATIONS_JS)
     errors: list[str] = []
