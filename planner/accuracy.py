@@ -102,6 +102,15 @@ SERVING_GROUPS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Summary key of the serving report -> what the page calls it.
+SERVING_SUMMARY_LABELS: dict[str, str] = {
+    "calibration.throughput": "Calibration: throughput",
+    "calibration.latency": "Calibration: p50 latency",
+    "holdout.throughput": "Hold-out: throughput",
+    "holdout.latency": "Hold-out: latency",
+}
+
+
 @dataclass(frozen=True)
 class ServingGroup:
     key: str
@@ -116,6 +125,7 @@ class AccuracyPage:
     groups: tuple[AccuracyGroup, ...]
     serving: ServingAccuracy
     serving_groups: tuple[ServingGroup, ...]
+    serving_summary: tuple[tuple[str, dict[str, object]], ...] = ()
     serving_target: float = TARGET_MEDIAN_ERROR
     serving_percentiles: tuple[float, float] = (LOW_PERCENTILE, HIGH_PERCENTILE)
 
@@ -149,4 +159,5 @@ def accuracy_page() -> AccuracyPage:
         )
         for key, (title, intro) in SERVING_GROUPS.items()
     )
-    return AccuracyPage(report, tuple(groups), serving, serving_groups)
+    summary = tuple((SERVING_SUMMARY_LABELS.get(k, k), v) for k, v in serving.summary.items())
+    return AccuracyPage(report, tuple(groups), serving, serving_groups, summary)

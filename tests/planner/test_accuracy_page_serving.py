@@ -17,6 +17,6 @@ def test_every_serving_case_and_its_group_is_on_the_page():
     for row in acc.rows:
         assert f'data-serving-case="{row.case.id}-{row.case.metric}"' in html
     assert 'id="serving-calibration"' in html and 'id="serving-holdout"' in html
-    assert "never fitted" in html and "calibration.throughput" in html
+    assert "never fitted" in html and "Calibration: throughput" in html
     low, high = acc.bands["throughput"]
     assert f"{low:.3g}–{high:.3g}×" in html
