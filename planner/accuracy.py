@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from planner.engine.accuracy.cases import CaseResult
 from planner.engine.accuracy.serving import (
     HIGH_PERCENTILE,
     LOW_PERCENTILE,
@@ -17,7 +18,7 @@ from planner.engine.accuracy.serving import (
     ServingRow,
     serving_accuracy,
 )
-from planner.engine.accuracy.validation import AccuracyReport, CaseResult, accuracy_report
+from planner.engine.accuracy.validation import AccuracyReport, accuracy_report
 from planner.selectors import linked_parts
 
 #: Group id -> (title, what is compared). Order is the page's order.

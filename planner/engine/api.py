@@ -1,17 +1,17 @@
-"""The engine's Python entry points (engine_api.md): estimate, search, presets, catalog_gpu, ENGINE_VERSION.
+"""The engine's Python entry points: estimate, search, presets, catalog_gpu, ENGINE_VERSION.
 
-`estimate` parses the contract's input (parse.py), evaluates the workload (training: memory.py + training.py +
-goodput.py; inference: inference.py; job: job.py) and the facility around it (network.py, power.py, tco.py),
-and returns the contract's output dict of plain JSON values.
+`estimate` parses the contract's input (inputs/parse.py), evaluates the workload (training: training/memory.py,
+training/step_time.py and training/goodput.py; inference: inference/roofline.py; job: job/scaling.py) and the
+facility around it (facility/sections.py: network, power and cost), and returns the contract's output dict of
+plain JSON values. `search` is search/layouts.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from planner.engine.accuracy import uncertainty
-from planner.engine.facility import network, power, tco
+from planner.engine.facility.sections import facility_sections
 from planner.engine.inference import continuous
 from planner.engine.inference.layout import ServingLayout
 from planner.engine.inference.roofline import estimate_inference
@@ -28,6 +28,7 @@ from planner.engine.job.scaling import estimate_job
 from planner.engine.perf import comm, efficiency
 from planner.engine.perf.hardware import hardware_of, layout_for
 from planner.engine.perf.layout import numerics_for
+from planner.engine.search.layouts import run_search
 from planner.engine.training import goodput, memory
 from planner.engine.training.step_time import step_breakdown, throughput
 from planner.engine.transformer.flops import model_flop_per_token
@@ -66,9 +67,7 @@ def size_service(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def search(payload: dict[str, Any]) -> dict[str, Any]:
-    """The contract's `search` (search.py)."""
-    from planner.engine.search.layouts import run_search
-
+    """The contract's `search` (search/layouts.py)."""
     return run_search(payload)
 
 
@@ -358,84 +357,3 @@ def static_serving_keys(section: dict[str, Any], serving: Any) -> dict[str, Any]
         "speculative": None,
         "disaggregated": None,
     }
-
-
-# --- network, power, cost ---------------------------------------------------------------------------------------
-
-
-def facility_sections(
-    sc: Scenario,
-    run_time_s: float | None,
-    time_band: tuple[float, float] | None,
-    warnings: list[str],
-    assumptions: dict[str, Any],
-) -> dict[str, Any]:
-    c = sc.cluster
-    plan = network.plan_network(endpoints=c.gpus, gpus_per_node=c.gpus_per_node, spec=c.network)
-    storage_w = power.storage_power_w(
-        c.storage_tb,
-        c.storage_power_w_per_tb
-        if c.storage_power_w_per_tb is not None
-        else power.STORAGE_POWER_W_PER_TB_DEFAULT,
-    )
-    inputs = power.PowerInputs(
-        nodes=c.nodes,
-        gpus_per_node=c.gpus_per_node,
-        gpu_tdp_w=c.gpu.tdp_w,
-        gpu_load_factor=c.gpu_load_factor if c.gpu_load_factor is not None else power.GPU_LOAD_FACTOR_DEFAULT,
-        host_power_w_per_node=c.host_power_w_per_node,
-        node_max_power_w=c.node_max_power_w,
-        network_power_w=plan.power_w,  # switches and their optics; NICs are in the host power
-        storage_power_w=storage_w,
-        pue=c.pue,
-    )
-    pres = power.estimate_power(inputs, c.cooling)
-    econ = sc.economics
-    if econ is not None and c.storage_usd_per_tb is not None:
-        econ = replace(econ, storage_usd_per_tb=c.storage_usd_per_tb)
-    grid = econ.grid_kgco2_per_kwh if econ is not None else None
-    out: dict[str, Any] = {"network": plan.as_dict(), "power": pres.as_dict(run_time_s, grid)}
-    warnings.extend(plan.warnings)
-    warnings.extend(pres.warnings)
-    assumptions.update(plan.assumptions)
-    assumptions.update(pres.assumptions)
-    if econ is not None:
-        result = tco.estimate_tco(
-            tco.TcoInputs(
-                nodes=c.nodes,
-                gpus=c.gpus,
-                network_capex_usd=plan.capex_usd,
-                storage_tb=c.storage_tb,
-                it_power_w=pres.it_power_w,
-                facility_power_w=pres.facility_power_w,
-                run_time_s=run_time_s,
-                peak_it_power_w=pres.peak_it_power_w,
-            ),
-            econ,
-            c.cooling,
-        )
-        cost = result.as_dict()
-        warnings.extend(result.warnings)
-        assumptions.update(result.assumptions)
-        out["cost"] = _cost_ranges(cost, run_time_s, time_band)
-    return out
-
-
-def _cost_ranges(
-    cost: dict[str, Any], run_time_s: float | None, time_band: tuple[float, float] | None
-) -> dict[str, Any]:
-    """Low/high of the run's cost from the time band. Owning the cluster costs the same whatever the model's
-    time error, so the TCO range is the point value (documented under assumptions)."""
-    cost["tco_usd_low"] = cost["tco_usd"]
-    cost["tco_usd_high"] = cost["tco_usd"]
-    run = cost.get("run_cost_usd")
-    if run is None or run_time_s is None or time_band is None:
-        cost["run_cost_usd_low"] = run
-        cost["run_cost_usd_high"] = run
-        return cost
-    low, high = time_band
-    cost["run_cost_usd_low"] = run * low / run_time_s
-    cost["run_cost_usd_high"] = run * high / run_time_s
-    cost["cloud_run_cost_usd_low"] = cost["cloud_run_cost_usd"] * low / run_time_s
-    cost["cloud_run_cost_usd_high"] = cost["cloud_run_cost_usd"] * high / run_time_s
-    return cost

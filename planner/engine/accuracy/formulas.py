@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from planner.engine.accuracy.validation import CaseResult
+from planner.engine.accuracy.cases import CaseResult
 from planner.engine.inputs.presets import PRESETS
 from planner.engine.inputs.specs import ModelSpec
 from planner.engine.inputs.units import GB, GiB, KiB

@@ -27,7 +27,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
+from planner.engine.accuracy.cases import CaseResult
+from planner.engine.accuracy.formulas import formula_results
 from planner.engine.accuracy.serving import print_serving
+from planner.engine.accuracy.uncertainty import (
+    HIGH_PERCENTILE,
+    LOW_PERCENTILE,
+    TIME_RATIO_HIGH,
+    TIME_RATIO_LOW,
+)
+from planner.engine.api import estimate
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "validation.csv"
 #: The median error the Korthikanti group must meet besides each case's tolerance (issue #3).
@@ -67,33 +76,6 @@ GPUS = {
     "nvidia_a100_sxm4_40gb": A100_SXM4_40GB,
     "nvidia_h100_sxm5_80gb": H100_SXM5_80GB,
 }
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    id: str
-    group: str
-    metric: str
-    published: float
-    engine: float
-    tolerance: float
-    known_outlier: str
-    source: str
-
-    @property
-    def error(self) -> float:
-        return self.engine / self.published - 1.0
-
-    @property
-    def ok(self) -> bool:
-        return abs(self.error) <= self.tolerance
-
-    @property
-    def time_ratio(self) -> float:
-        """Published time / engine time (throughput metrics inverted): how much longer reality took."""
-        if self.metric in ("hardware_tflops_per_gpu", "mfu", "tokens_per_s"):
-            return self.engine / self.published
-        return self.published / self.engine
 
 
 def load_rows(path: Path = DATA_PATH) -> list[dict[str, str]]:
@@ -174,8 +156,6 @@ def run_cases() -> tuple[CaseResult, ...]:
 
 
 def evaluate_cases(rows: list[dict[str, str]]) -> tuple[CaseResult, ...]:
-    from planner.engine.api import estimate
-
     out = []
     for row in rows:
         section, key = METRICS[row["metric"]]
@@ -197,8 +177,6 @@ def evaluate_cases(rows: list[dict[str, str]]) -> tuple[CaseResult, ...]:
 
 def formula_cases() -> tuple[CaseResult, ...]:
     """Closed-form checks: ZeRO model states, Korthikanti Table 2 activations, KV cache bytes."""
-    from planner.engine.accuracy.formulas import formula_results
-
     return formula_results()
 
 
@@ -258,8 +236,6 @@ def accuracy_report() -> AccuracyReport:
     from planner.engine.accuracy.uncertainty import (
         HIGH_PERCENTILE,
         LOW_PERCENTILE,
-        TIME_RATIO_HIGH,
-        TIME_RATIO_LOW,
     )
 
     cases = run_cases() + formula_cases()
@@ -290,8 +266,6 @@ def accuracy_report() -> AccuracyReport:
 
 def print_table(out: TextIO) -> int:
     """Print every case with its error; exit status 0 when all are within tolerance, 1 otherwise."""
-    from planner.engine.accuracy.uncertainty import HIGH_PERCENTILE, LOW_PERCENTILE
-
     r = accuracy_report()
     header = f"{'case':34} {'metric':24} {'published':>14} {'engine':>14} {'error':>8}  {'tol':>5}  ok"
     print(header, file=out)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from planner.engine.facility.sections import facility_sections
 from planner.engine.inputs.errors import SpecError
 from planner.engine.inputs.parse import parse
 from planner.engine.inputs.scenario import Scenario
@@ -146,8 +147,6 @@ def _cluster_cost(sc: Scenario) -> tuple[float | None, float | None]:
     """(tco_usd, usd_per_gpu_hour) of a cluster, from the facility modules (None without economics)."""
     if sc.economics is None:
         return None, None
-    from planner.engine.api import facility_sections
-
     cost = facility_sections(sc, None, None, [], {}).get("cost") or {}
     return cost.get("tco_usd"), cost.get("usd_per_gpu_hour")
 

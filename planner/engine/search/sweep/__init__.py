@@ -4,7 +4,7 @@ chunks that workers evaluate independently, and a merge of the chunks' summaries
 Every number comes from the engine's own functions: layouts are enumerated and filtered by
 `search.enumerate_layouts` (the rules of parse_parallelism.layout_problems), evaluated by
 `search.evaluate_layouts` (the elementwise memory/time/goodput formulas `estimate` uses) and costed per cluster
-by `api.facility_sections` (network, power, TCO), so each configuration's figures equal `estimate` on that
+by `facility.sections.facility_sections` (network, power, TCO), so each configuration's figures equal `estimate` on that
 configuration.
 
 Vocabulary, as in search.py: the *space* of a cluster is the Cartesian product of its candidate degrees

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.engine.api import facility_sections
+from planner.engine.facility.sections import facility_sections
 from planner.engine.inputs.errors import SpecError
 from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.units import DAY, KW, MW, MWH
