@@ -26,8 +26,8 @@ from planner.engine.inputs.service import parse_service_request
 from planner.engine.inputs.units import BILLION, DAY, HOUR, TERA, GiB
 from planner.engine.job.scaling import estimate_job
 from planner.engine.perf import comm, efficiency
-from planner.engine.perf.hardware import hardware_of, layout_for
-from planner.engine.perf.layout import numerics_for
+from planner.engine.perf.hardware import hardware_of
+from planner.engine.perf.layout import layout_for, numerics_for
 from planner.engine.search.layouts import run_search
 from planner.engine.training import goodput, memory
 from planner.engine.training.step_time import step_breakdown, throughput
@@ -243,6 +243,7 @@ def _inference(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -
         overhead_bytes=overhead,
         scaleout_bytes_per_s=c.scaleout_bytes_per_s_per_gpu,
         scaleout_latency_s=c.network.latency_s,
+        gpus_per_node=c.gpus_per_node,
     )
     warnings.extend(res.warnings)
     assumptions.update(res.assumptions)

@@ -19,8 +19,8 @@ from planner.engine.api import estimate, search
 from planner.engine.inputs.errors import SpecError
 from planner.engine.inputs.parse import parse
 from planner.engine.perf import comm, efficiency
-from planner.engine.perf.hardware import hardware_of, layout_for
-from planner.engine.perf.layout import numerics_for
+from planner.engine.perf.hardware import hardware_of
+from planner.engine.perf.layout import layout_for, numerics_for
 from planner.engine.search import sweep
 from planner.engine.training.memory import stage_params_per_gpu
 from planner.engine.training.step_time import FLASH_BACKWARD_FACTOR, _attention_core_forward_s

@@ -35,9 +35,11 @@ from planner.engine.facility.network import EFFICIENCY_DEFAULT as SCALEOUT_EFFIC
 from planner.engine.facility.network import LATENCY_S_DEFAULT as SCALEOUT_LATENCY_S_DEFAULT
 from planner.engine.inference.workload import ServingSpec
 from planner.engine.inputs.errors import Problem, SpecError
-from planner.engine.inputs.specs import BYTES_PER_VALUE, GpuSpec, ModelSpec
+from planner.engine.inputs.specs import BYTES_PER_VALUE, GpuSpec, ModelSpec, ParallelismSpec
 from planner.engine.inputs.units import BITS_PER_BYTE, GIGA, GiB
 from planner.engine.perf import comm, efficiency
+from planner.engine.perf.hardware import Hardware, hardware_for
+from planner.engine.perf.layout import Layout, layout_for
 from planner.engine.transformer.params import (
     active_params,
     expert_params,
@@ -56,27 +58,6 @@ SCALEOUT_BYTES_PER_S_DEFAULT = 400 * GIGA / BITS_PER_BYTE
 ACTIVATION_BYTES = BYTES_PER_VALUE["bf16"]
 #: Precisions tried, in order, when the GPU has no tensor peak for the requested one.
 _PEAK_FALLBACK = ("bf16", "fp16", "fp32")
-
-
-@dataclass(frozen=True)
-class _Hardware:
-    """The per-GPU rates the roofline uses, already multiplied by their achieved fractions."""
-
-    bandwidth_bytes_per_s: float  # HBM
-    gemm_flop_per_s: float
-    attention_flop_per_s: float
-    link_bytes_per_s: float  # scale-up, one direction
-    scaleout_bytes_per_s: float  # one direction, for pipeline hand-offs
-    scaleout_latency_s: float
-
-
-@dataclass(frozen=True)
-class _Layout:
-    tp: int
-    pp: int
-    weight_bytes: float  # whole model, as stored
-    kv_bytes_per_token_per_gpu: float
-    activation_bytes_per_token: float  # one all-reduce message per token: hidden x 2 bytes
 
 
 @dataclass(frozen=True)
@@ -178,30 +159,71 @@ def attention_flop_per_token(model: ModelSpec, kv_len: float) -> float:
     return 4.0 * model.layers * model.heads * model.head_dim * kv_len
 
 
+def hbm_bytes_per_s(hw: Hardware) -> float:
+    """Achieved HBM bandwidth: the datasheet figure x efficiency.HBM_EFFICIENCY."""
+    return hw.hbm_bandwidth_bytes_per_s * efficiency.HBM_EFFICIENCY
+
+
+def gemm_flop_per_s(model: ModelSpec, lay: Layout, hw: Hardware) -> float:
+    """Achieved GEMM rate: efficiency.gemm_efficiency with the token dimension m saturated, n = ffn_hidden/tp
+    (output columns per TP rank) and k = hidden, of the GPU's measured matmul ceiling."""
+    ffn = model.moe.expert_ffn_hidden if model.moe is not None else model.ffn_hidden
+    gemm = float(
+        hw.matmul_ceiling
+        * efficiency.FRAMEWORK_GEMM_FRACTION
+        * efficiency.shape_factor(ffn / lay.tp)  # n: output columns per TP rank
+        * efficiency.shape_factor(float(model.hidden))  # k: inner dimension
+    )
+    return hw.peak_flop_per_s * gemm
+
+
+def attention_flop_per_s(hw: Hardware) -> float:
+    """Achieved attention rate: the FlashAttention-2 fraction of the matmul ceiling."""
+    return hw.peak_flop_per_s * float(efficiency.flash_attention_efficiency(hw.matmul_ceiling))
+
+
+def scaleup_link_bytes_per_s(hw: Hardware) -> float:
+    """Achieved scale-up bandwidth per direction: (catalog figure / 2) x comm.SCALEUP_EFFICIENCY."""
+    return hw.scaleup_bytes_per_s * comm.SCALEUP_EFFICIENCY
+
+
 def _stage_time_s(
-    bytes_per_gpu: float, gemm_flop_per_gpu: float, attention_flop_per_gpu: float, hw: _Hardware
+    model: ModelSpec,
+    lay: Layout,
+    hw: Hardware,
+    bytes_per_gpu: float,
+    gemm_flop_per_gpu: float,
+    attention_flop_per_gpu: float,
 ) -> tuple[float, str]:
     """Roofline of one pipeline stage on one GPU: max(memory time, compute time)."""
-    memory_s = bytes_per_gpu / hw.bandwidth_bytes_per_s
-    compute_s = gemm_flop_per_gpu / hw.gemm_flop_per_s + attention_flop_per_gpu / hw.attention_flop_per_s
+    memory_s = bytes_per_gpu / hbm_bytes_per_s(hw)
+    gemm_s = gemm_flop_per_gpu / gemm_flop_per_s(model, lay, hw)
+    compute_s = gemm_s + attention_flop_per_gpu / attention_flop_per_s(hw)
     return (compute_s, "compute") if compute_s >= memory_s else (memory_s, "memory")
 
 
-def _comm_s(model: ModelSpec, lay: _Layout, tokens: float, hw: _Hardware) -> float:
+def _comm_s(model: ModelSpec, lay: Layout, tokens: float, hw: Hardware) -> float:
     """Two TP all-reduces per layer (attention, MLP) of tokens x hidden x 2 bytes on the scale-up link, plus
-    (pp-1) point-to-point hand-offs of the same activations between stages."""
-    message_bytes = tokens * lay.activation_bytes_per_token
+    (pp-1) point-to-point hand-offs of the same activations between stages on the scale-out network."""
+    message_bytes = tokens * (model.hidden * ACTIVATION_BYTES)
     tp_s = (
         2
         * model.layers
-        * comm.all_reduce_s(message_bytes, float(lay.tp), hw.link_bytes_per_s, comm.SCALEUP_STEP_LATENCY_S)
+        * comm.all_reduce_s(message_bytes, lay.tp, scaleup_link_bytes_per_s(hw), comm.SCALEUP_STEP_LATENCY_S)
     )
-    pp_s = (lay.pp - 1) * comm.p2p_s(message_bytes, hw.scaleout_bytes_per_s, hw.scaleout_latency_s)
+    scaleout = hw.scaleout_bytes_per_s * hw.scaleout_efficiency
+    pp_s = (lay.pp - 1) * comm.p2p_s(message_bytes, scaleout, hw.scaleout_latency_s)
     return float(tp_s + pp_s)
 
 
 def prefill_time_s(
-    model: ModelSpec, lay: _Layout, hw: _Hardware, batch: int, context_len: int, weight_bpv: float
+    model: ModelSpec,
+    lay: Layout,
+    hw: Hardware,
+    batch: int,
+    context_len: int,
+    weight_bpv: float,
+    kv_bytes_per_token_per_gpu: float,
 ) -> tuple[float, str]:
     """Prefill of `batch` prompts: FLOPs = 2 x N_active x tokens + causal attention (average kv_len = s/2);
     bytes = weights touched + KV written; per GPU / (tp x pp), stages in sequence (x pp)."""
@@ -210,15 +232,26 @@ def prefill_time_s(
     gemm_flop = 2.0 * active_params(model) * tokens
     attention_flop = tokens * attention_flop_per_token(model, context_len / 2.0)
     weight_bytes_per_gpu = weight_bytes_read(model, weight_bpv, tokens) / gpus
-    kv_written_bytes_per_gpu = tokens * lay.kv_bytes_per_token_per_gpu
+    kv_written_bytes_per_gpu = tokens * kv_bytes_per_token_per_gpu
     stage_s, bound = _stage_time_s(
-        weight_bytes_per_gpu + kv_written_bytes_per_gpu, gemm_flop / gpus, attention_flop / gpus, hw
+        model,
+        lay,
+        hw,
+        weight_bytes_per_gpu + kv_written_bytes_per_gpu,
+        gemm_flop / gpus,
+        attention_flop / gpus,
     )
     return lay.pp * stage_s + _comm_s(model, lay, tokens, hw), bound
 
 
 def decode_step_time_s(
-    model: ModelSpec, lay: _Layout, hw: _Hardware, batch: int, kv_len: float, weight_bpv: float
+    model: ModelSpec,
+    lay: Layout,
+    hw: Hardware,
+    batch: int,
+    kv_len: float,
+    weight_bpv: float,
+    kv_bytes_per_token_per_gpu: float,
 ) -> tuple[float, str]:
     """One decode step for `batch` sequences of `kv_len` cached tokens: read the weights touched and every
     sequence's KV cache once; 2 x N_active FLOPs per token plus attention."""
@@ -226,40 +259,11 @@ def decode_step_time_s(
     gemm_flop = batch * 2.0 * active_params(model)
     attention_flop = batch * attention_flop_per_token(model, kv_len)
     weight_bytes_per_gpu = weight_bytes_read(model, weight_bpv, batch) / gpus
-    kv_bytes_per_gpu = batch * kv_len * lay.kv_bytes_per_token_per_gpu
+    kv_bytes_per_gpu = batch * kv_len * kv_bytes_per_token_per_gpu
     stage_s, bound = _stage_time_s(
-        weight_bytes_per_gpu + kv_bytes_per_gpu, gemm_flop / gpus, attention_flop / gpus, hw
+        model, lay, hw, weight_bytes_per_gpu + kv_bytes_per_gpu, gemm_flop / gpus, attention_flop / gpus
     )
     return lay.pp * stage_s + _comm_s(model, lay, batch, hw), bound
-
-
-def hardware_rates(
-    gpu: GpuSpec,
-    model: ModelSpec,
-    peak_flop_per_s: float,
-    tp: int,
-    scaleout_bytes_per_s: float,
-    scaleout_latency_s: float,
-) -> _Hardware:
-    """Achieved rates: HBM x HBM_EFFICIENCY; GEMMs at gemm_efficiency(m saturated, n = ffn_hidden/tp, k = hidden)
-    of the GPU's measured matmul ceiling; attention at the FlashAttention fraction; the scale-up link per
-    direction (catalog figure / 2) x SCALEUP_EFFICIENCY."""
-    ceiling = efficiency.mamf_fraction(gpu.catalog_id or gpu.name)
-    ffn = model.moe.expert_ffn_hidden if model.moe is not None else model.ffn_hidden
-    gemm = float(
-        ceiling
-        * efficiency.FRAMEWORK_GEMM_FRACTION
-        * efficiency.shape_factor(ffn / tp)  # n: output columns per TP rank
-        * efficiency.shape_factor(float(model.hidden))  # k: inner dimension
-    )  # = efficiency.gemm_efficiency with the token dimension m saturated
-    return _Hardware(
-        bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s * efficiency.HBM_EFFICIENCY,
-        gemm_flop_per_s=peak_flop_per_s * gemm,
-        attention_flop_per_s=peak_flop_per_s * float(efficiency.flash_attention_efficiency(ceiling)),
-        link_bytes_per_s=gpu.scaleup_bandwidth_bytes_per_s / 2.0 * comm.SCALEUP_EFFICIENCY,
-        scaleout_bytes_per_s=scaleout_bytes_per_s * SCALEOUT_EFFICIENCY_DEFAULT,
-        scaleout_latency_s=scaleout_latency_s,
-    )
 
 
 def _check(serving: ServingSpec, precision: str, tp: int, pp: int, gpus: int, overhead_bytes: float) -> None:
@@ -324,27 +328,30 @@ def estimate_inference(
     overhead_bytes: float,
     scaleout_bytes_per_s: float = SCALEOUT_BYTES_PER_S_DEFAULT,
     scaleout_latency_s: float = SCALEOUT_LATENCY_S_DEFAULT,
+    gpus_per_node: int | None = None,
 ) -> InferenceResult:
     """Memory fit, latency and throughput of serving `model` with `tp` x `pp` GPUs per replica on `gpus` GPUs.
-    `scaleout_*` (one direction, per GPU) time the pipeline hand-offs between nodes."""
+    `scaleout_*` (one direction, per GPU) time the pipeline hand-offs between nodes, at the network's default
+    efficiency. `gpus_per_node` (default: all `gpus` in one node) completes the shared Hardware; the roofline
+    does not read it."""
     _check(serving, precision, tp, pp, gpus, overhead_bytes)
     warnings: list[str] = []
     weight_bpv = BYTES_PER_VALUE[precision]
     kv_bpv = BYTES_PER_VALUE[serving.kv_precision or precision]
-    hw = hardware_rates(
-        gpu, model, _peak(gpu, precision, warnings), tp, scaleout_bytes_per_s, scaleout_latency_s
+    hw = hardware_for(
+        gpu,
+        _peak(gpu, precision, warnings),
+        gpus_per_node=gpus_per_node or gpus,
+        scaleout_bytes_per_s=scaleout_bytes_per_s,
+        scaleout_latency_s=scaleout_latency_s,
+        scaleout_efficiency=SCALEOUT_EFFICIENCY_DEFAULT,
     )
+    lay = layout_for(ParallelismSpec(tp=tp, pp=pp, dp=max(gpus // (tp * pp), 1)))
     kv_per_token = kv_cache_bytes_per_token(model, kv_bpv)
-    lay = _Layout(
-        tp=tp,
-        pp=pp,
-        weight_bytes=total_params(model) * weight_bpv,
-        kv_bytes_per_token_per_gpu=kv_per_token * kv_tp_share(model, tp) / pp,
-        activation_bytes_per_token=model.hidden * ACTIVATION_BYTES,
-    )
+    kv_per_token_per_gpu = kv_per_token * kv_tp_share(model, tp) / pp
     request_tokens = serving.context_len + serving.output_len
-    kv_per_request_per_gpu = request_tokens * lay.kv_bytes_per_token_per_gpu
-    weights_per_gpu = lay.weight_bytes / (tp * pp)
+    kv_per_request_per_gpu = request_tokens * kv_per_token_per_gpu
+    weights_per_gpu = total_params(model) * weight_bpv / (tp * pp)
     free_bytes = gpu.hbm_bytes - overhead_bytes - weights_per_gpu
     max_concurrent = (
         max(0, math.floor(free_bytes / kv_per_request_per_gpu)) if kv_per_request_per_gpu > 0 else 0
@@ -363,8 +370,12 @@ def estimate_inference(
     kv_len_avg = serving.context_len + serving.output_len / 2.0  # average cached length while decoding
 
     def latency(batch: int) -> tuple[float, str, float, str]:
-        ttft, p_bound = prefill_time_s(model, lay, hw, batch, serving.context_len, weight_bpv)
-        tpot, d_bound = decode_step_time_s(model, lay, hw, batch, kv_len_avg, weight_bpv)
+        ttft, p_bound = prefill_time_s(
+            model, lay, hw, batch, serving.context_len, weight_bpv, kv_per_token_per_gpu
+        )
+        tpot, d_bound = decode_step_time_s(
+            model, lay, hw, batch, kv_len_avg, weight_bpv, kv_per_token_per_gpu
+        )
         return ttft, p_bound, tpot, d_bound
 
     def replica_tokens_per_s(batch: int) -> float:

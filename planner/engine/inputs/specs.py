@@ -1,9 +1,10 @@
 """Frozen, typed input specs. Every quantity is SI (bytes, FLOP/s, bytes/s, seconds, watts) or USD, with the
 unit in the name; the JSON parser converts the contract's units (GB, TB/s, TFLOPS, Gb/s, kW) once, on the way in.
 
-Specs for the facility side (network, cooling, economics, serving, jobs) live beside the formulas that use
-them (network.py, power.py, tco.py, inference.py, job.py); scenario.py gathers them with these into the parsed
-Scenario (they cannot be re-exported here: those modules import this one).
+Specs of the facility side and of the other inputs (network, cooling, economics, goodput, serving, jobs) live
+beside the formulas that use them (facility/network.py, facility/power.py, facility/tco.py, training/goodput.py,
+inference/workload.py, job/scaling.py); scenario.py gathers them with these into the parsed Scenario (they
+cannot be re-exported here: those modules import this one).
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""The numeric inputs of the memory and time formulas: a parallel layout, the hardware and the numerics.
+"""The numeric inputs of the memory and time formulas besides the hardware (hardware.py): a parallel layout and
+the numerics of a precision.
 
-Each field may be a Python number (one `estimate`) or a numpy array (a whole `search` space): the formulas in
-memory.py and training.py are elementwise, so the same code evaluates one configuration or a million of them
-(and `search` gives bit-for-bit the same numbers as `estimate`).
+Each Layout field may be a Python number (one `estimate`) or a numpy array (a whole `search` space): the
+formulas in training/memory.py and training/step_time.py are elementwise, so the same code evaluates one
+configuration or a million of them (and `search` gives bit-for-bit the same numbers as `estimate`). Inference
+(inference/roofline.py) reads the same Layout for its tensor and pipeline degrees.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.engine.inputs.specs import BYTES_PER_VALUE
+from planner.engine.inputs.specs import BYTES_PER_VALUE, ParallelismSpec
 
 #: Recompute modes as numbers so that they can live in numpy arrays.
 RECOMPUTE_CODES: dict[str, int] = {"none": 0, "selective": 1, "full": 2}
@@ -23,7 +25,7 @@ FLASH_CODES: dict[str, int] = {"v1": FLASH_V1, "v2": FLASH_V2}
 
 @dataclass(frozen=True)
 class Layout:
-    """One (or an array of) parallel layouts of a training job (Megatron-LM vocabulary)."""
+    """One (or an array of) parallel layouts (Megatron-LM vocabulary); inference uses tp and pp."""
 
     tp: Any
     pp: Any
@@ -38,21 +40,6 @@ class Layout:
     sequence_parallel: Any  # 1 / 0
     flash_attention: Any  # FLASH_NONE / FLASH_V1 / FLASH_V2
     dp_overlap: Any  # 1 / 0: gradient reduction overlapped with the last backward, or all exposed
-
-
-@dataclass(frozen=True)
-class Hardware:
-    """One GPU type in one cluster, as the formulas see it (bytes, FLOP/s, bytes/s per direction, seconds)."""
-
-    peak_flop_per_s: Any  # dense peak of the training precision
-    hbm_bytes: Any
-    hbm_bandwidth_bytes_per_s: Any
-    scaleup_bytes_per_s: Any  # per GPU, ONE direction (the catalog's bidirectional figure / 2)
-    scaleout_bytes_per_s: Any  # per GPU NIC, one direction
-    scaleout_latency_s: Any
-    scaleout_efficiency: Any
-    gpus_per_node: Any
-    matmul_ceiling: Any  # efficiency.mamf_fraction(gpu)
 
 
 #: Bytes per parameter of the optimizer state, for mixed-precision training (an fp32 master copy included) and
@@ -98,3 +85,30 @@ def numerics_for(precision: str, optimizer: str) -> Numerics:
         activation_bytes=value_bytes,
         optimizer_touched_bytes=touched,
     )
+
+
+def layout_for(p: ParallelismSpec) -> Layout:
+    """One fixed layout as plain numbers (floats, so that scalars and numpy arrays give identical results)."""
+    return Layout(
+        tp=float(p.tp),
+        pp=float(p.pp),
+        dp=float(p.dp),
+        cp=float(p.cp),
+        ep=float(p.ep),
+        virtual_stages=float(p.virtual_stages),
+        micro_batch=float(p.micro_batch),
+        global_batch=float(p.global_batch),
+        zero_stage=float(p.zero_stage),
+        recompute=float(RECOMPUTE_CODES[p.recompute]),
+        **workload_flags(p),
+    )
+
+
+def workload_flags(p: ParallelismSpec) -> dict[str, Any]:
+    """The layout's workload-level switches as numbers (the same for every layout of a search, so that `search`
+    and `estimate` encode them identically)."""
+    return {
+        "sequence_parallel": 1.0 if p.sequence_parallel else 0.0,
+        "flash_attention": float(FLASH_CODES[p.flash_attention_version] if p.flash_attention else FLASH_NONE),
+        "dp_overlap": 1.0 if p.dp_overlap else 0.0,
+    }

@@ -23,8 +23,8 @@ from planner.engine.inputs.parse import parse
 from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.specs import GpuSpec, ModelSpec, ParallelismSpec
 from planner.engine.inputs.units import DAY, HOUR, GiB
-from planner.engine.perf.hardware import hardware_of, workload_flags
-from planner.engine.perf.layout import RECOMPUTE_CODES, RECOMPUTE_NAMES, Layout, numerics_for
+from planner.engine.perf.hardware import hardware_of
+from planner.engine.perf.layout import RECOMPUTE_CODES, RECOMPUTE_NAMES, Layout, numerics_for, workload_flags
 from planner.engine.training.goodput import goodput_fraction
 from planner.engine.training.memory import memory_breakdown
 from planner.engine.training.step_time import step_breakdown, throughput

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from planner.engine.inputs.units import GiB
-from planner.engine.perf.layout import FULL, NONE, Hardware, Layout, Numerics
+from planner.engine.perf.hardware import Hardware
+from planner.engine.perf.layout import FULL, NONE, Layout, Numerics
 from planner.engine.transformer.shape import ModelShape
 
 #: CUDA context, cuBLAS/cuDNN workspaces and loaded kernels: PyTorch's first CUDA call takes 0.5-2 GB

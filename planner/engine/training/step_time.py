@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 
 from planner.engine.perf import comm, efficiency
-from planner.engine.perf.layout import FULL, SELECTIVE, Hardware, Layout, Numerics
+from planner.engine.perf.hardware import Hardware
+from planner.engine.perf.layout import FULL, SELECTIVE, Layout, Numerics
 from planner.engine.training.memory import (
     MASK_BYTES,
     kv_share,
