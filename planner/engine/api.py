@@ -8,7 +8,7 @@ plain JSON values. `search` is search/layouts.py.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from planner.engine.accuracy import uncertainty
 from planner.engine.facility.sections import facility_sections
@@ -28,11 +28,22 @@ from planner.engine.job.scaling import estimate_job
 from planner.engine.perf import comm, efficiency
 from planner.engine.perf.hardware import hardware_of
 from planner.engine.perf.layout import layout_for, numerics_for
+from planner.engine.results import (
+    EstimateResult,
+    MemoryBreakdownGib,
+    MemorySection,
+    ModelSection,
+    SearchResult,
+    StepBreakdownS,
+    TimeSection,
+    TrainingParallelismSection,
+    TrainingSections,
+)
 from planner.engine.search.layouts import run_search
 from planner.engine.training import goodput, memory
 from planner.engine.training.step_time import step_breakdown, throughput
 from planner.engine.transformer.flops import model_flop_per_token
-from planner.engine.transformer.shape import shape_of
+from planner.engine.transformer.shape import ModelShape, shape_of
 from planner.engine.version import ENGINE_VERSION
 
 __all__ = [
@@ -55,7 +66,7 @@ def catalog_gpu(gpu_id: str) -> dict[str, Any]:
     return _catalog_gpu(gpu_id)
 
 
-def estimate(payload: dict[str, Any]) -> dict[str, Any]:
+def estimate(payload: dict[str, Any]) -> EstimateResult:
     """The contract's `estimate`: SpecError on bad input, otherwise the full output dict."""
     return evaluate(parse(payload))
 
@@ -66,15 +77,15 @@ def size_service(payload: dict[str, Any]) -> dict[str, Any]:
     return size_service_answer(parse_service_request(payload))
 
 
-def search(payload: dict[str, Any]) -> dict[str, Any]:
+def search(payload: dict[str, Any]) -> SearchResult:
     """The contract's `search` (search/layouts.py)."""
     return run_search(payload)
 
 
-def evaluate(sc: Scenario) -> dict[str, Any]:
+def evaluate(sc: Scenario) -> EstimateResult:
     """Evaluate a parsed scenario: the workload section(s), then network, power and cost."""
     warnings: list[str] = list(sc.warnings)
-    assumptions: dict[str, dict[str, Any]] = dict(sc.assumptions)
+    assumptions: dict[str, Any] = dict(sc.assumptions)
     out: dict[str, Any] = {"engine_version": ENGINE_VERSION, "kind": sc.kind}
     run_time_s: float | None = None
     time_band: tuple[float, float] | None = None
@@ -94,7 +105,7 @@ def evaluate(sc: Scenario) -> dict[str, Any]:
         out["inference"]["usd_per_million_tokens"] = usd_per_million_tokens(out, sc)
     out["assumptions"] = assumptions
     out["warnings"] = list(dict.fromkeys(warnings))
-    return out
+    return cast(EstimateResult, out)
 
 
 # --- training -------------------------------------------------------------------------------------------------
@@ -102,7 +113,7 @@ def evaluate(sc: Scenario) -> dict[str, Any]:
 
 def _training(
     sc: Scenario, warnings: list[str], assumptions: dict[str, Any]
-) -> tuple[dict[str, Any], float, tuple[float, float]]:
+) -> tuple[TrainingSections, float, tuple[float, float]]:
     assert sc.model is not None and sc.tokens is not None
     c = sc.cluster
     sh = shape_of(sc.model)
@@ -133,7 +144,7 @@ def _training(
     assumptions.update(memory.assumptions())
     assumptions.update(goodput.assumptions(sc.goodput, gp))
     assumptions.update(uncertainty.assumptions())
-    time_section = {
+    time_section: TimeSection = {
         "step_s": step_s,
         "tokens_per_s": float(th["tokens_per_s"]),
         "mfu": float(th["mfu"]),
@@ -151,9 +162,9 @@ def _training(
         "steps": sc.tokens / tokens_per_step,
         "tokens": sc.tokens,
         "expected_interruptions": gp.failures,
-        "breakdown_s": {k: float(v) for k, v in br["parts"].items()},
+        "breakdown_s": cast(StepBreakdownS, {k: float(v) for k, v in br["parts"].items()}),
     }
-    sections = {
+    sections: TrainingSections = {
         "model": _model_section(sc, sh),
         "parallelism": _parallelism_section(sc),
         "memory": memory_section,
@@ -162,7 +173,7 @@ def _training(
     return sections, total_s, (low_s, high_s)
 
 
-def _model_section(sc: Scenario, sh: Any) -> dict[str, Any]:
+def _model_section(sc: Scenario, sh: ModelShape) -> ModelSection:
     return {
         "name": sc.model.name if sc.model else "",
         "params_b": sh.total_params / BILLION,
@@ -171,7 +182,7 @@ def _model_section(sc: Scenario, sh: Any) -> dict[str, Any]:
     }
 
 
-def _parallelism_section(sc: Scenario) -> dict[str, Any]:
+def _parallelism_section(sc: Scenario) -> TrainingParallelismSection:
     p = sc.parallelism
     return {
         "tp": p.tp,
@@ -193,7 +204,7 @@ def _parallelism_section(sc: Scenario) -> dict[str, Any]:
     }
 
 
-def _memory_section(mem: dict[str, Any], gpu_name: str, warnings: list[str]) -> dict[str, Any]:
+def _memory_section(mem: dict[str, Any], gpu_name: str, warnings: list[str]) -> MemorySection:
     gib = {
         k: float(mem[f"{k}_bytes"]) / GiB
         for k in ("weights", "gradients", "optimizer", "activations", "other")
@@ -219,7 +230,7 @@ def _memory_section(mem: dict[str, Any], gpu_name: str, warnings: list[str]) -> 
         "fits": fits,
         "headroom_gib": capacity - per_gpu,
         "message": message,
-        "breakdown_gib": {**gib, "kv_cache": 0.0},
+        "breakdown_gib": cast(MemoryBreakdownGib, {**gib, "kv_cache": 0.0}),
     }
 
 

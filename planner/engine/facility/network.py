@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.units import GIGA, KW
+from planner.engine.results import BomEntry, NetworkSection
 
 Topology = Literal["rail_optimized", "fat_tree"]
 TOPOLOGIES: tuple[str, ...] = ("rail_optimized", "fat_tree")
@@ -113,7 +114,7 @@ class BomLine:
     def total_usd(self) -> float:
         return self.quantity * self.unit_usd
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> BomEntry:
         return {
             "item": self.item,
             "quantity": self.quantity,
@@ -161,8 +162,8 @@ class NetworkPlan:
     def total_power_w(self) -> float:
         return self.power_w + self.nic_power_w
 
-    def as_dict(self) -> dict[str, Any]:
-        """The `network` output section (engine_api.md)."""
+    def as_dict(self) -> NetworkSection:
+        """The `network` output section (docs/engine-contract.md)."""
         return {
             "tiers": self.tiers,
             "topology": self.topology,

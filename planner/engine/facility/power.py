@@ -23,6 +23,7 @@ from typing import Any
 from planner.engine.facility.network import NetworkSpec, fabric_power_w_per_endpoint
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.units import KW, KWH, MWH, YEAR
+from planner.engine.results import PowerSection
 
 KG_PER_TONNE = 1e3
 LITRES_PER_M3 = 1e3
@@ -256,12 +257,12 @@ class PowerResult:
 
     def as_dict(
         self, run_time_s: float | None = None, grid_kgco2_per_kwh: float | None = None
-    ) -> dict[str, Any]:
-        """The `power` output section (engine_api.md). Energy is facility energy (IT x PUE x time); per year
+    ) -> PowerSection:
+        """The `power` output section (docs/engine-contract.md). Energy is facility energy (IT x PUE x time); per year
         means running all year at this draw. CO2 fields are null without a grid intensity."""
         run_energy_j = energy_j(self.facility_power_w, run_time_s) if run_time_s is not None else None
         year_energy_j = energy_j(self.facility_power_w, YEAR)
-        out: dict[str, Any] = {
+        out: PowerSection = {
             "it_kw": self.it_power_w / KW,
             "facility_kw": self.facility_power_w / KW,
             "pue": self.pue,

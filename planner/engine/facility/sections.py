@@ -12,6 +12,7 @@ from typing import Any
 
 from planner.engine.facility import network, power, tco
 from planner.engine.inputs.scenario import Scenario
+from planner.engine.results import CostSection, FacilitySections, TcoSection
 
 
 def facility_sections(
@@ -20,7 +21,7 @@ def facility_sections(
     time_band: tuple[float, float] | None,
     warnings: list[str],
     assumptions: dict[str, Any],
-) -> dict[str, Any]:
+) -> FacilitySections:
     """The `network`, `power` and (when the scenario has economics) `cost` sections of one cluster; their
     warnings and assumptions are appended to `warnings` and `assumptions`. `run_time_s` (None: no run) sizes
     the run's energy and cost, `time_band` (low, high run time) their range."""
@@ -48,7 +49,7 @@ def facility_sections(
     if econ is not None and c.storage_usd_per_tb is not None:
         econ = replace(econ, storage_usd_per_tb=c.storage_usd_per_tb)
     grid = econ.grid_kgco2_per_kwh if econ is not None else None
-    out: dict[str, Any] = {"network": plan.as_dict(), "power": pres.as_dict(run_time_s, grid)}
+    out: FacilitySections = {"network": plan.as_dict(), "power": pres.as_dict(run_time_s, grid)}
     warnings.extend(plan.warnings)
     warnings.extend(pres.warnings)
     assumptions.update(plan.assumptions)
@@ -76,20 +77,27 @@ def facility_sections(
 
 
 def _cost_ranges(
-    cost: dict[str, Any], run_time_s: float | None, time_band: tuple[float, float] | None
-) -> dict[str, Any]:
+    cost: TcoSection, run_time_s: float | None, time_band: tuple[float, float] | None
+) -> CostSection:
     """Low/high of the run's cost from the time band. Owning the cluster costs the same whatever the model's
     time error, so the TCO range is the point value (documented under assumptions)."""
-    cost["tco_usd_low"] = cost["tco_usd"]
-    cost["tco_usd_high"] = cost["tco_usd"]
-    run = cost.get("run_cost_usd")
-    if run is None or run_time_s is None or time_band is None:
-        cost["run_cost_usd_low"] = run
-        cost["run_cost_usd_high"] = run
-        return cost
+    tco_usd = cost["tco_usd"]
+    run, cloud = cost["run_cost_usd"], cost["cloud_run_cost_usd"]
+    if run is None or cloud is None or run_time_s is None or time_band is None:
+        return {
+            **cost,
+            "tco_usd_low": tco_usd,
+            "tco_usd_high": tco_usd,
+            "run_cost_usd_low": run,
+            "run_cost_usd_high": run,
+        }
     low, high = time_band
-    cost["run_cost_usd_low"] = run * low / run_time_s
-    cost["run_cost_usd_high"] = run * high / run_time_s
-    cost["cloud_run_cost_usd_low"] = cost["cloud_run_cost_usd"] * low / run_time_s
-    cost["cloud_run_cost_usd_high"] = cost["cloud_run_cost_usd"] * high / run_time_s
-    return cost
+    return {
+        **cost,
+        "tco_usd_low": tco_usd,
+        "tco_usd_high": tco_usd,
+        "run_cost_usd_low": run * low / run_time_s,
+        "run_cost_usd_high": run * high / run_time_s,
+        "cloud_run_cost_usd_low": cloud * low / run_time_s,
+        "cloud_run_cost_usd_high": cloud * high / run_time_s,
+    }

@@ -23,6 +23,7 @@ from typing import Any
 from planner.engine.facility.power import COOLING_PRESETS, CoolingSpec
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.units import HOUR, HOURS_PER_YEAR, KW, KWH, MONTHS_PER_YEAR, MWH, YEAR
+from planner.engine.results import CostYear, OwnVsRent, TcoSection
 
 _PATH = "economics"
 NOT_SOURCED = "planning assumption, not sourced"
@@ -139,7 +140,7 @@ class TcoResult:
     def rent_usd_per_month(self) -> float:
         return self.gpus * HOURS_PER_YEAR / MONTHS_PER_YEAR * self.utilization * self.cloud_usd_per_gpu_hour
 
-    def monthly_own_vs_rent(self) -> dict[str, list[Any]]:
+    def monthly_own_vs_rent(self) -> OwnVsRent:
         """Cumulative cost by month, 0 .. life: own = capex + opex x m/12; rent = utilised GPU-hours x price."""
         months = list(range(life_months(self.years) + 1))
         own = [self.capex_usd + self.opex_usd_per_year * m / MONTHS_PER_YEAR for m in months]
@@ -155,9 +156,9 @@ class TcoResult:
             months=life_months(self.years),
         )
 
-    def yearly(self) -> list[dict[str, Any]]:
+    def yearly(self) -> list[CostYear]:
         """One row per (started) year of life; capex in year 1, opex prorated in a final partial year."""
-        rows: list[dict[str, Any]] = []
+        rows: list[CostYear] = []
         cumulative = 0.0
         for year in range(1, _year_count(self.years) + 1):
             share = min(1.0, self.years - (year - 1))
@@ -167,10 +168,10 @@ class TcoResult:
             rows.append({"year": year, "capex_usd": capex, "opex_usd": opex, "cumulative_usd": cumulative})
         return rows
 
-    def as_dict(self) -> dict[str, Any]:
-        """The `cost` output section (engine_api.md)."""
+    def as_dict(self) -> TcoSection:
+        """The `cost` output section without its ranges (facility/sections.py adds them; docs/engine-contract.md)."""
         run_hours = self.run_gpu_hours
-        out: dict[str, Any] = {
+        out: TcoSection = {
             "capex_usd": self.capex_usd,
             "opex_usd_per_year": self.opex_usd_per_year,
             "tco_usd": self.tco_usd,

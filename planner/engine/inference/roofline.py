@@ -40,6 +40,7 @@ from planner.engine.inputs.units import BITS_PER_BYTE, GIGA, GiB
 from planner.engine.perf import comm, efficiency
 from planner.engine.perf.hardware import Hardware, hardware_for
 from planner.engine.perf.layout import Layout, layout_for
+from planner.engine.results import InferenceSection
 from planner.engine.transformer.params import (
     active_params,
     expert_params,
@@ -91,8 +92,8 @@ class InferenceResult:
     def tokens_per_s_per_gpu(self) -> float:
         return self.tokens_per_s / self.gpus if self.gpus else 0.0
 
-    def as_dict(self) -> dict[str, Any]:
-        """The `inference` output section (engine_api.md)."""
+    def as_dict(self) -> InferenceSection:
+        """The `inference` output section (docs/engine-contract.md)."""
         return {
             "ttft_s": self.ttft_s,
             "tpot_s": self.tpot_s,

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.units import DAY, HOUR
+from planner.engine.results import JobSection
 
 Scaling = Literal["amdahl", "gustafson"]
 SCALINGS: tuple[str, ...] = ("amdahl", "gustafson")
@@ -55,8 +56,8 @@ class JobResult:
     def gpu_hours(self) -> float:
         return self.gpus * self.time_s / HOUR
 
-    def as_dict(self) -> dict[str, Any]:
-        """The `job` output section (engine_api.md)."""
+    def as_dict(self) -> JobSection:
+        """The `job` output section (docs/engine-contract.md)."""
         return {
             "time_s": self.time_s,
             "days": self.time_s / DAY,

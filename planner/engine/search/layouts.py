@@ -25,6 +25,7 @@ from planner.engine.inputs.specs import GpuSpec, ModelSpec, ParallelismSpec
 from planner.engine.inputs.units import DAY, HOUR, GiB
 from planner.engine.perf.hardware import hardware_of
 from planner.engine.perf.layout import RECOMPUTE_CODES, RECOMPUTE_NAMES, Layout, numerics_for, workload_flags
+from planner.engine.results import ParetoEntry, SearchConfig, SearchEntry, SearchResult
 from planner.engine.training.goodput import goodput_fraction
 from planner.engine.training.memory import memory_breakdown
 from planner.engine.training.step_time import step_breakdown, throughput
@@ -155,7 +156,7 @@ def _gpu_label(gpu: GpuSpec) -> str:
     return gpu.catalog_id or gpu.name
 
 
-def run_search(payload: Any) -> dict[str, Any]:
+def run_search(payload: Any) -> SearchResult:
     started = perf_counter()
     sc = parse(payload, allow_search=True)
     if sc.kind != "training" or sc.model is None or sc.tokens is None or sc.search is None:
@@ -221,7 +222,7 @@ def run_search(payload: Any) -> dict[str, Any]:
 
 def _rank(
     chunks: list[dict[str, Any]], objective: str, max_results: int, sc: Scenario
-) -> tuple[list, list, int]:
+) -> tuple[list[SearchEntry], list[ParetoEntry], int]:
     """Best layouts by the objective and the Pareto front of days vs cost, over the feasible layouts."""
     rows: list[tuple[int, int]] = []  # (chunk index, layout index)
     days, cost, run_cost = [], [], []
@@ -250,18 +251,18 @@ def _rank(
         if cost_a[i] < lowest:
             front.append(int(i))
             lowest = cost_a[i]
-    pareto = [
-        {k: e[k] for k in ("config", "days", "tco_usd", "gpu_hours")}
+    pareto: list[ParetoEntry] = [
+        {"config": e["config"], "days": e["days"], "tco_usd": e["tco_usd"], "gpu_hours": e["gpu_hours"]}
         for e in (_entry(chunks, rows[i], sc) for i in front[:PARETO_LIMIT])
     ]
     return best, pareto, len(rows)
 
 
-def _entry(chunks: list[dict[str, Any]], row: tuple[int, int], sc: Scenario) -> dict[str, Any]:
+def _entry(chunks: list[dict[str, Any]], row: tuple[int, int], sc: Scenario) -> SearchEntry:
     ch = chunks[row[0]]
     i = row[1]
     g, r = ch["grid"], ch["res"]
-    config = {
+    config: SearchConfig = {
         "gpu": _gpu_label(ch["gpu"]),
         "nodes": ch["nodes"],
         "gpus": ch["gpus"],
