@@ -86,10 +86,6 @@ def gpu_rows(path: Path | None = None) -> dict[str, dict[str, str]]:
     return _rows(str(p))
 
 
-def gpu_ids(path: Path | None = None) -> list[str]:
-    return list(gpu_rows(path))
-
-
 def gpu_object(row: dict[str, str]) -> dict[str, Any]:
     """The contract's `cluster.gpu` object for one seed row (absent numbers are left out, never guessed)."""
     tflops = {key: v for key, col in TFLOPS_COLUMNS.items() if (v := _number(row.get(col))) is not None}

@@ -9,10 +9,9 @@ cannot be re-exported here: those modules import this one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
-Precision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"]
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 
 #: Bytes per value stored in each precision (weights, activations, KV cache).
@@ -29,7 +28,6 @@ BYTES_PER_VALUE: dict[str, float] = {
 
 FfnType = Literal["gelu", "swiglu"]
 Recompute = Literal["none", "selective", "full"]
-Optimizer = Literal["adam", "adamw", "sgd_momentum", "adam_8bit"]
 FlashAttentionVersion = Literal["v1", "v2"]
 #: FlashAttention versions `workload.parallelism.flash_attention` names besides true (= the default, "v2") and false.
 FLASH_ATTENTION_VERSIONS: tuple[str, ...] = ("v1", "v2")
@@ -130,20 +128,3 @@ class ParallelismSpec:
             return False
         version = self.flash_attention_version
         return True if version == FLASH_ATTENTION_DEFAULT else version
-
-
-@dataclass(frozen=True)
-class ScaleOutSpec:
-    """The scale-out (inter-node) fabric as the time model sees it."""
-
-    bandwidth_bytes_per_s_per_gpu: float
-    latency_s: float = 5e-6
-    efficiency: float = 0.8  # achieved fraction of line rate for large collectives
-
-
-@dataclass(frozen=True)
-class TrainingSpec:
-    tokens: float
-    precision: Precision
-    optimizer: Optimizer
-    parallelism: ParallelismSpec = field(default_factory=ParallelismSpec)

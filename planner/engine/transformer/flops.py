@@ -65,9 +65,3 @@ def recompute_flop_per_token(sh: ModelShape, recompute: str) -> float:
     if recompute == "full":
         return sh.layers * (layer_matmul_flop_per_token(sh) + attention_score_flop_per_token(sh))
     return 0.0
-
-
-def inference_flop_per_token(sh: ModelShape, context_len: float) -> float:
-    """Forward FLOPs of one generated token at a given context: 2·N_active + attention over the context."""
-    score = FLOP_PER_MAC * context_len * sh.heads * (sh.qk_head_dim + sh.v_head_dim)
-    return FLOP_PER_MAC * sh.active_params + sh.layers * score
