@@ -1,4 +1,4 @@
-"""Benchmark of a sweep end to end (issue #5): submitted -> done with its results stored, on Redis and PostgreSQL
+"""Benchmark of a sweep end to end: submitted -> done with its results stored, on Redis and PostgreSQL
 with two Celery worker processes (one process each, like two cores), printing configurations per second and the
 time of each phase. Target: >= 1,000,000 evaluated configurations in <= 60 s on a 2-core machine.
 

@@ -43,7 +43,7 @@ PYTHON = sys.executable
 #: connections wait behind busy ones (p95 of seconds measured on this machine).
 DEFAULT_WORKERS = 2 * (os.cpu_count() or 1) + 1
 
-#: The goal from issue 7: on this 2-core machine, at 32 concurrent connections.
+#: The goal (docs/benchmarks.md): on this 2-core machine, at 32 concurrent connections.
 GOAL_REQUESTS_PER_S = 200.0
 GOAL_P95_MS = 200.0
 

@@ -1,4 +1,4 @@
-"""Command line (engine-contract.md):
+"""Command line (docs/engine-contract.md):
 
     python -m planner.engine estimate FILE.json|-    one JSON object on stdout, exit 0
     python -m planner.engine validate                the engine against the published runs it ships (exit 0/1)

@@ -1,7 +1,7 @@
 """`python -m planner.engine.bench` (make bench): the engine's speed, printed, not asserted.
 
-Targets (issue #3): `estimate` median <= 2 ms per scenario in-process; `search` >= 100,000 configurations
-evaluated per second on a 2-core machine (Calculon: ~170 per second per core). Serving (issue 14): one latency
+Targets: `estimate` median <= 2 ms per scenario in-process; `search` >= 100,000 configurations
+evaluated per second on a 2-core machine (Calculon: ~170 per second per core). Serving: one latency
 estimate at a request rate <= 20 ms; a sizing answer over 4 GPU types x their TP options <= 300 ms.
 """
 

@@ -1,8 +1,8 @@
 """A Report row per PDF: what was asked for, its status while a worker renders it, and the finished PDF.
 
 PDFs that render in about a second are made in the request; slower ones are made by a Celery task that reads this
-row (house style 9: every background job is a row with status, timings and error; the page reads the row, never
-Celery's result backend). The PDF bytes live in the row, so any web server behind the same database can serve a
+row (every background job is a row with status, timings and error; the page reads the row, never Celery's
+result backend). The PDF bytes live in the row, so any web server behind the same database can serve a
 PDF that any worker rendered. A finished row is also a cache: asking again for the same figures (same results,
 same share link, same report format) returns it.
 """

@@ -25,9 +25,9 @@ from planner.engine.perf.efficiency import efficiency_scale_at_ceiling
 from planner.reports import formatting as f
 from planner.reports.formatting import dig
 
-#: The move of each driver: ±20 % of its baseline value (issue #6).
+#: The move of each driver: ±20 % of its baseline value.
 STEP_FRACTION = 0.2
-#: Input limits of the engine (planner/engine/parse.py): PUE ≥ 1.0, 0 < utilisation ≤ 1.0.
+#: Input limits of the engine (planner/engine/inputs/cluster.py): PUE ≥ 1.0, 0 < utilisation ≤ 1.0.
 PUE_MIN = 1.0
 UTILIZATION_MAX = 1.0
 #: The engine's default of workload.efficiency_scale when the payload leaves it out (planner/engine/parse.py).

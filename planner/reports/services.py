@@ -2,8 +2,8 @@
 
 A report is a `Report` row. `report_request` reuses a finished or running row with the same fingerprint (same
 results, same share link, same report format), else creates one and either renders it at once or hands its id
-to Celery, decided by how long that kind of report has been taking to render (`expected_render_ms`): issue #6
-wants a PDF that takes longer than about a second on a worker, with a "preparing…" page. `report_render` claims
+to Celery, decided by how long that kind of report has been taking to render (`expected_render_ms`): a PDF
+that takes longer than about a second renders on a worker, with a "preparing…" page. `report_render` claims
 the row with a conditional UPDATE, so a task delivered twice renders once.
 """
 
@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 #: Bump when a report template or its figures change: older finished PDFs then no longer match a request.
 REPORT_FORMAT_VERSION = "1"
-#: Issue #6: "A PDF that takes longer than about a second renders in a Celery task".
+#: A PDF that takes longer than about a second renders in a Celery task.
 DIRECT_RENDER_MAX_MS = 1000.0
 #: How many recent renders of a kind decide whether the next one renders in the request (their median).
 RECENT_RENDERS = 5

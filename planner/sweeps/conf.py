@@ -10,7 +10,7 @@ from django.conf import settings
 from planner.engine.search.sweep import CHUNK_CONFIGS_DEFAULT
 
 DEFAULTS: dict[str, Any] = {
-    # Largest sweep accepted, in configurations of the space (issue #5: 50 million).
+    # Largest sweep accepted, in configurations of the space (50 million).
     "SWEEP_MAX_CONFIGS": 50_000_000,
     # Pending or running sweeps one user may have at a time.
     "SWEEP_MAX_RUNNING_PER_USER": 2,

@@ -1,5 +1,5 @@
 """Sweep runs and their chunks: every background sweep is a database row with its status, progress, timings,
-error, engine version and result (house style 9); each chunk row holds the compact results of the
+error, engine version and result; each chunk row holds the compact results of the
 configurations it evaluated, so the run's result is the merge of its stored chunks and exports can stream every
 evaluated configuration. Nothing is calculated here: planner.engine.search.sweep computes, planner.sweeps.services
 stores."""

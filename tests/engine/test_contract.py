@@ -1,4 +1,4 @@
-"""The command line keeps engine-contract.md: every listed key, exit 2 with field paths, never a traceback."""
+"""The command line keeps docs/engine-contract.md: every listed key, exit 2 with field paths, never a traceback."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ CONTRACT_KEYS = {
         "cloud_run_cost_usd",
     ],
 }
-# engine_api.md extensions that pages and reports read.
+# docs/engine-contract.md extensions that pages and reports read.
 API_KEYS = {
     "model": ["active_params_b", "name"],
     "memory": ["headroom_gib", "message", "breakdown_gib"],

@@ -1,4 +1,4 @@
-"""`estimate` for inference with continuous batching: the contract keys, the 70B example from issue 14, bad input."""
+"""`estimate` for inference with continuous batching: the contract keys, the Llama 3.1 70B example, bad input."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from planner.engine.api import estimate
 from planner.engine.inputs.errors import SpecError
 
-#: Issue 14's example: Llama 3.1 70B on 8 H100s, batch 32, 4K prompt / 512 output, 20k tokens/s, TTFT within 2 s.
+#: The worked example: Llama 3.1 70B on 8 H100s, batch 32, 4K prompt / 512 output, 20k tokens/s, TTFT within 2 s.
 EXAMPLE: dict[str, Any] = {
     "cluster": {"gpu": "nvidia_h100_sxm5_80gb", "gpus_per_node": 8, "nodes": 1},
     "workload": {

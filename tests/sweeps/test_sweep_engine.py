@@ -14,7 +14,7 @@ from planner.engine.search import sweep
 from planner.engine.search.layouts import enumerate_layouts
 from tests.sweeps.conftest import engine_spec
 
-#: float32 rounds to nearest: relative error at most 2^-24 (engine/sweep_rows.py, "Stored precision").
+#: float32 rounds to nearest: relative error at most 2^-24 (engine/search/sweep/rows.py, "Stored precision").
 FLOAT32_REL = 2.0**-24
 #: Same formulas on the same float64 inputs; energy multiplies by days x 86400 s instead of the run time itself.
 FLOAT64_REL = 1e-12

@@ -15,7 +15,7 @@ published figure disagree: it is printed as "outlier" and stays in the uncertain
 exit status (the engine is never tuned per case to make it pass). The Pythia runs state how GPT-NeoX trained them
 (FlashAttention v1, gradient reduction after the backward: columns flash_attention and dp_overlap). No case is
 marked today: run-pythia-410m was (25.8% outside a 25% tolerance) until the engine counted the memory traffic of
-rotary position embeddings, a kernel every rotary model runs (training.py), which brought it to 24.4%.
+rotary position embeddings, a kernel every rotary model runs (training/step_time.py), which brought it to 24.4%.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from planner.engine.accuracy.uncertainty import (
 from planner.engine.api import estimate
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "validation.csv"
-#: The median error the Korthikanti group must meet besides each case's tolerance (issue #3).
+#: The median error the Korthikanti group must meet besides each case's tolerance.
 KORTHIKANTI_MEDIAN_TOLERANCE = 0.05
 TIME_LIKE_GROUPS = ("korthikanti2022", "megatron2021", "whole_run", "benchmark")
 A100_SXM4_80GB = {

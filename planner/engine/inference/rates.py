@@ -6,7 +6,7 @@ measurement (source next to it) or one of the few constants fitted ONCE on the w
 (planner/engine/serving/calibrate.py; `python -m planner.engine validate` prints the fit and its errors). The fitted
 ones say so in their source and stay inside the published range given beside them.
 
-Sources (copied from the research notes that came with issue 14, with the figures quoted there):
+Sources (with the figures they quote):
 * DeepGEMM (deepseek-ai/DeepGEMM README @ 55ab91f7, H800 SXM5: 3.35 TB/s, 1,979 dense FP8 TFLOPS): FP8 GEMMs with
   M = 64 tokens stream weights at 1,688-2,668 GB/s (0.50-0.80 of spec HBM); M = 4,096 reaches 751-1,426 TFLOPS
   (0.38-0.72 of FP8 peak), "up to 1550 TFLOPS" (0.78) after the 2025-04 kernels; grouped GEMMs for MoE decode

@@ -17,7 +17,7 @@ memory time (bytes / achieved bandwidth) and its compute time (FLOPs / achieved 
   is conservative for throughput): step time = pp x stage time + (pp-1) point-to-point hand-offs on the
   scale-out network.
 
-KV cache per token = 2 x layers x kv_heads x head_dim x bytes (planner.engine.model.kv_values_per_token), e.g.
+KV cache per token = 2 x layers x kv_heads x head_dim x bytes (planner.engine.transformer.params.kv_values_per_token), e.g.
 Llama-2-70B in fp16: 320 KiB per token; OPT-13B: 800 KiB (Kwon et al. 2023, vLLM, arXiv:2309.06180 §3 writes
 "800 KB").
 

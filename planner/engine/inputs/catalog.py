@@ -2,7 +2,7 @@
 
 Reading the seed file is the engine's only file input besides the command line's JSON; no database is needed.
 Column units are the catalog's (catalog/seed README): memory in GB as labelled, TB/s, dense TFLOPS, W, GB/s
-bidirectional; `gpu_object` turns a row into the contract's `cluster.gpu` object, whose units parse.py converts.
+bidirectional; `gpu_object` turns a row into the contract's `cluster.gpu` object, whose units cluster.py converts.
 """
 
 from __future__ import annotations

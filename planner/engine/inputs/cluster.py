@@ -1,5 +1,5 @@
 """Parsing of the cluster, economics, goodput and search objects (parse.py parses the workload and the whole,
-parse_model.py the model, parse_parallelism.py the parallelism).
+model.py the model, parallelism.py the parallelism).
 
 Units convert here and only here: GB (vendor label, treated as GiB per the contract) -> bytes, TB/s -> bytes/s,
 TFLOPS -> FLOP/s, Gb/s -> bytes/s, GB/s -> bytes/s, kW -> W, µs -> s, minutes -> s.
@@ -298,7 +298,7 @@ _ECONOMICS_RANGES: dict[str, dict[str, float]] = {
 }
 
 
-#: Economics fields tco.py gives a sourced default for (the rest of the required ones must be given).
+#: Economics fields facility/tco.py gives a sourced default for (the rest of the required ones must be given).
 _ECONOMICS_DEFAULTS: dict[str, tuple[float, str, str]] = {
     "electricity_usd_per_kwh": (tco.ELECTRICITY_USD_PER_KWH_DEFAULT, "USD per kWh", tco.ELECTRICITY_SOURCE),
     "years": (tco.YEARS_DEFAULT, "years", tco.YEARS_SOURCE),

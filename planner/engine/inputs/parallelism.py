@@ -72,7 +72,7 @@ def _degrees(p: Fields, *, searching: bool) -> dict[str, Any]:
 
 def parse_search_space(p: Fields | None, problems: list[Problem]) -> tuple[ParallelismSpec, dict[str, Any]]:
     """Search: each degree fixed (a number), listed (a list) or free (absent); cross-checks are applied per
-    configuration by the enumeration (search.py) instead of here."""
+    configuration by the enumeration (search/layouts.py) instead of here."""
     p = p or Fields({}, "workload.parallelism", problems, PARALLELISM_KEYS)
     values = _degrees(p, searching=True) if p.ok else {}
     global_batch = p.number("global_batch", required=True, integer=True, minimum=1) if p.ok else None
@@ -83,8 +83,8 @@ def parse_search_space(p: Fields | None, problems: list[Problem]) -> tuple[Paral
 def _switches(p: Fields) -> dict[str, Any] | None:
     """The workload-level switches (fixed in a search too) as ParallelismSpec fields; None when one is invalid.
 
-    `flash_attention`: false, true (= "v2") or the version, "v1" or "v2" (efficiency.py). `dp_overlap`: whether
-    the data-parallel gradient reduction overlaps the last backward (training.py `_dp_comm_s`)."""
+    `flash_attention`: false, true (= "v2") or the version, "v1" or "v2" (perf/efficiency.py). `dp_overlap`: whether
+    the data-parallel gradient reduction overlaps the last backward (training/step_time.py `_dp_comm_s`)."""
     sp = p.boolean("sequence_parallel", default=True)
     flash = p.boolean_or_choice("flash_attention", default=True, choices=FLASH_ATTENTION_VERSIONS)
     dp_overlap = p.boolean("dp_overlap", default=True)

@@ -3,7 +3,7 @@
 Units convert here and only here: GB (vendor label, treated as GiB per the contract) -> bytes, TB/s -> bytes/s,
 TFLOPS -> FLOP/s, Gb/s -> bytes/s, GB/s -> bytes/s, kW -> W, µs -> s, minutes -> s, hours -> s, billions -> count.
 Unknown keys are rejected with their path and a "did you mean" hint; cross-field rules (tp·pp·dp·cp = GPUs,
-divisibility of heads, layers, experts and batch; parse_parallelism.py) name the field to change.
+divisibility of heads, layers, experts and batch; parallelism.py) name the field to change.
 """
 
 from __future__ import annotations

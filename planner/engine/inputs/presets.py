@@ -1,7 +1,7 @@
 """Model presets: published shapes with their sources, in the contract's `model` JSON form.
 
 Each preset carries `published_params_b`, the parameter count its source states, and the test suite checks that
-the count derived from the shape (model.py) lies within 2% of it.
+the count derived from the shape (transformer/params.py) lies within 2% of it.
 """
 
 from __future__ import annotations
@@ -411,7 +411,7 @@ def preset_model(name: str) -> dict[str, Any]:
 
 
 def presets() -> dict[str, dict[str, Any]]:
-    """name -> contract `model` dict plus `label`, `source` and `published_params_b` (engine_api.md)."""
+    """name -> contract `model` dict plus `label`, `source` and `published_params_b` (docs/engine-contract.md)."""
     out: dict[str, dict[str, Any]] = {}
     for name, p in PRESETS.items():
         entry = preset_model(name)

@@ -25,10 +25,10 @@ class ClusterSpec:
     node_max_power_w: float | None = None
     pue: float | None = None
     host_power_w_per_node: float | None = None
-    gpu_load_factor: float | None = None  # None: power.py's default
+    gpu_load_factor: float | None = None  # None: facility/power.py's default
     storage_tb: float = 0.0
-    storage_power_w_per_tb: float | None = None  # None: power.py's default
-    storage_usd_per_tb: float | None = None  # None: tco.py's default (EconomicsSpec.storage_usd_per_tb)
+    storage_power_w_per_tb: float | None = None  # None: facility/power.py's default
+    storage_usd_per_tb: float | None = None  # None: EconomicsSpec.storage_usd_per_tb (facility/tco.py)
 
     @property
     def gpus(self) -> int:
@@ -49,6 +49,6 @@ class Scenario:
     serving: ServingSpec | None = None
     job: JobSpec | None = None
     economics: EconomicsSpec | None = None
-    search: dict[str, Any] | None = None  # the raw, validated `search` object (search.py reads it)
+    search: dict[str, Any] | None = None  # the raw, validated `search` object (search/layouts.py reads it)
     assumptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()

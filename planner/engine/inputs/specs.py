@@ -117,7 +117,7 @@ class ParallelismSpec:
     recompute: Recompute = "selective"
     flash_attention: bool = True  # FlashAttention (any version) instead of unfused attention
     flash_attention_version: FlashAttentionVersion = FLASH_ATTENTION_DEFAULT  # which one, when used
-    dp_overlap: bool = True  # DP gradient reduction overlapped with the last backward (training.py)
+    dp_overlap: bool = True  # DP gradient reduction overlapped with the last backward (training/step_time.py)
     micro_batch: int = 1
     global_batch: int = 1  # sequences per optimizer step
 

@@ -16,7 +16,7 @@ Three achieved rates, each a documented model, elementwise so that `search` can 
 
 `FRAMEWORK_GEMM_FRACTION`, `GEMM_HALF_DIM` and the scale-up link efficiency in comm.py were calibrated ONCE,
 jointly, on all the shipped time-like cases (planner/engine/accuracy/data/validation.csv) by a grid search
-(planner/engine/calibrate.py) minimising the sum of squared tolerance-normalised errors subject to the
+(planner/engine/accuracy/calibrate.py) minimising the sum of squared tolerance-normalised errors subject to the
 Korthikanti median staying within 5%; they are never adjusted per case. `python -m planner.engine validate`
 prints the resulting errors.
 """

@@ -1,9 +1,9 @@
 """Search: enumerate every valid training layout, evaluate them all at once with numpy, rank and find the Pareto
-front of time vs cost (engine-contract.md, "Search").
+front of time vs cost (docs/engine-contract.md, "Search").
 
 The layouts are the Cartesian product of the candidate values of each degree (a fixed input, a listed input,
 or, when omitted, every sensible value: powers of two for tp/cp/micro_batch, divisors of the GPU count for pp,
-1-8 virtual stages, ZeRO 0-3, the three recompute modes), filtered by the same rules as parse.layout_problems,
+1-8 virtual stages, ZeRO 0-3, the three recompute modes), filtered by the same rules as inputs/parallelism.layout_problems,
 then evaluated by the SAME elementwise functions `estimate` uses (memory.memory_breakdown,
 training.step_breakdown, goodput.goodput_fraction) on arrays, so each result equals `estimate` on that layout.
 """

@@ -1,7 +1,7 @@
 """A model's shape reduced to the plain numbers the memory and time formulas need (computed once per model).
 
-Everything here is a float so that the formulas in memory.py, flops.py and training.py can mix it with numpy
-arrays of parallel layouts. Parameter counts come from model.py (Narayanan et al. 2021 §5.1, generalised).
+Everything here is a float so that the formulas in training/memory.py, flops.py and training/step_time.py can mix it with numpy
+arrays of parallel layouts. Parameter counts come from params.py (Narayanan et al. 2021 §5.1, generalised).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _without_override(m: ModelSpec) -> ModelSpec:
 
 def shape_of(m: ModelSpec) -> ModelShape:
     """Reduce a ModelSpec to ModelShape. A `params_b`-only model becomes a dense GPT-like shape whose layer
-    count and width were chosen by the parser (parse.py) and whose parameter count is scaled to match."""
+    count and width were chosen by the parser (inputs/model.py) and whose parameter count is scaled to match."""
     h = m.hidden
     if m.mla is not None:
         qk = float(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim)

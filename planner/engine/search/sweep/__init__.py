@@ -2,18 +2,18 @@
 chunks that workers evaluate independently, and a merge of the chunks' summaries into the ranked result.
 
 Every number comes from the engine's own functions: layouts are enumerated and filtered by
-`search.enumerate_layouts` (the rules of parse_parallelism.layout_problems), evaluated by
-`search.evaluate_layouts` (the elementwise memory/time/goodput formulas `estimate` uses) and costed per cluster
-by `facility.sections.facility_sections` (network, power, TCO), so each configuration's figures equal `estimate` on that
-configuration.
+`search.layouts.enumerate_layouts` (the rules of inputs/parallelism.layout_problems), evaluated by
+`search.layouts.evaluate_layouts` (the elementwise memory/time/goodput formulas `estimate` uses) and costed per
+cluster by `facility.sections.facility_sections` (network, power, TCO), so each configuration's figures equal
+`estimate` on that configuration.
 
-Vocabulary, as in search.py: the *space* of a cluster is the Cartesian product of its candidate degrees
+Vocabulary, as in search/layouts.py: the *space* of a cluster is the Cartesian product of its candidate degrees
 (enumerated); the *evaluated* configurations are the layouts of that product that pass the layout rules;
 *feasible* ones fit in GPU memory; *eligible* ones are feasible and meet the sweep's constraints.
 
-The code lives in three modules, re-exported here (callers import `planner.engine.search.sweep`):
-`sweep_plan` (spec checks, the engine input of one cluster, the plan and its chunks), `sweep_rows` (chunk
-evaluation and the stored rows) and `sweep_rank` (chunk summaries and the merged, ranked result).
+The code lives in three modules, re-exported here (callers import `planner.engine.search.sweep`): `plan` (spec
+checks, the engine input of one cluster, the plan and its chunks), `rows` (chunk evaluation and the stored rows)
+and `rank` (chunk summaries and the merged, ranked result).
 """
 
 from planner.engine.search.sweep.plan import (

@@ -1,5 +1,5 @@
 """Sweep specs and plans: the checks of a sweep spec, the engine input of one (GPU, node count) cluster, and
-the deterministic cut of the space (GPU models x node counts x parallel layouts) into chunks. sweep.py has the
+the deterministic cut of the space (GPU models x node counts x parallel layouts) into chunks. sweep/__init__.py has the
 overview.
 
 A chunk is a list of pieces; a piece is one (GPU, node count) cluster with some leading degrees restricted to a

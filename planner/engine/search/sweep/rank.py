@@ -1,6 +1,6 @@
 """Sweep ranking and merge: each chunk's counts and ranked candidates (`summarize_chunk`), and the sweep's
 result from the chunk summaries (`merge_summaries`: ranked lists per objective, the Pareto front, the best
-layout of every cluster). sweep.py has the overview.
+layout of every cluster). sweep/__init__.py has the overview.
 """
 
 from __future__ import annotations

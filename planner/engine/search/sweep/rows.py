@@ -1,5 +1,5 @@
 """Sweep chunk evaluation: every valid layout of a chunk's pieces with its memory, time, cost and energy, as
-per-configuration column arrays (`ROW_COLUMNS`), and their stored form (sweep.py has the overview).
+per-configuration column arrays (`ROW_COLUMNS`), and their stored form (sweep/__init__.py has the overview).
 
 Stored precision (`pack_rows`): degrees, counts and flags are exact integers; per-configuration figures are
 float32, i.e. a relative error of at most 2^-24 ~ 6e-8 (about 7 significant digits: USD 6 on USD 100 M). The
