@@ -188,32 +188,51 @@ def scaleup_link_bytes_per_s(hw: Hardware) -> float:
     return hw.scaleup_bytes_per_s * comm.SCALEUP_EFFICIENCY
 
 
+@dataclass(frozen=True)
+class AchievedRates:
+    """What one GPU of a serving replica achieves: the shared Hardware's datasheet figures times the engine's
+    achieved fractions, derived once per estimate (achieved_rates) because the batch search re-times often."""
+
+    hbm_bytes_per_s: float
+    gemm_flop_per_s: float
+    attention_flop_per_s: float
+    scaleup_link_bytes_per_s: float  # one direction
+    scaleout_link_bytes_per_s: float  # one direction, for pipeline hand-offs
+
+
+def achieved_rates(model: ModelSpec, lay: Layout, hw: Hardware) -> AchievedRates:
+    return AchievedRates(
+        hbm_bytes_per_s=hbm_bytes_per_s(hw),
+        gemm_flop_per_s=gemm_flop_per_s(model, lay, hw),
+        attention_flop_per_s=attention_flop_per_s(hw),
+        scaleup_link_bytes_per_s=scaleup_link_bytes_per_s(hw),
+        scaleout_link_bytes_per_s=hw.scaleout_bytes_per_s * hw.scaleout_efficiency,
+    )
+
+
 def _stage_time_s(
-    model: ModelSpec,
-    lay: Layout,
-    hw: Hardware,
-    bytes_per_gpu: float,
-    gemm_flop_per_gpu: float,
-    attention_flop_per_gpu: float,
+    rates: AchievedRates, bytes_per_gpu: float, gemm_flop_per_gpu: float, attention_flop_per_gpu: float
 ) -> tuple[float, str]:
     """Roofline of one pipeline stage on one GPU: max(memory time, compute time)."""
-    memory_s = bytes_per_gpu / hbm_bytes_per_s(hw)
-    gemm_s = gemm_flop_per_gpu / gemm_flop_per_s(model, lay, hw)
-    compute_s = gemm_s + attention_flop_per_gpu / attention_flop_per_s(hw)
+    memory_s = bytes_per_gpu / rates.hbm_bytes_per_s
+    compute_s = (
+        gemm_flop_per_gpu / rates.gemm_flop_per_s + attention_flop_per_gpu / rates.attention_flop_per_s
+    )
     return (compute_s, "compute") if compute_s >= memory_s else (memory_s, "memory")
 
 
-def _comm_s(model: ModelSpec, lay: Layout, tokens: float, hw: Hardware) -> float:
+def _comm_s(model: ModelSpec, lay: Layout, hw: Hardware, rates: AchievedRates, tokens: float) -> float:
     """Two TP all-reduces per layer (attention, MLP) of tokens x hidden x 2 bytes on the scale-up link, plus
     (pp-1) point-to-point hand-offs of the same activations between stages on the scale-out network."""
     message_bytes = tokens * (model.hidden * ACTIVATION_BYTES)
     tp_s = (
         2
         * model.layers
-        * comm.all_reduce_s(message_bytes, lay.tp, scaleup_link_bytes_per_s(hw), comm.SCALEUP_STEP_LATENCY_S)
+        * comm.all_reduce_s(
+            message_bytes, lay.tp, rates.scaleup_link_bytes_per_s, comm.SCALEUP_STEP_LATENCY_S
+        )
     )
-    scaleout = hw.scaleout_bytes_per_s * hw.scaleout_efficiency
-    pp_s = (lay.pp - 1) * comm.p2p_s(message_bytes, scaleout, hw.scaleout_latency_s)
+    pp_s = (lay.pp - 1) * comm.p2p_s(message_bytes, rates.scaleout_link_bytes_per_s, hw.scaleout_latency_s)
     return float(tp_s + pp_s)
 
 
@@ -221,6 +240,7 @@ def prefill_time_s(
     model: ModelSpec,
     lay: Layout,
     hw: Hardware,
+    rates: AchievedRates,
     batch: int,
     context_len: int,
     weight_bpv: float,
@@ -235,20 +255,16 @@ def prefill_time_s(
     weight_bytes_per_gpu = weight_bytes_read(model, weight_bpv, tokens) / gpus
     kv_written_bytes_per_gpu = tokens * kv_bytes_per_token_per_gpu
     stage_s, bound = _stage_time_s(
-        model,
-        lay,
-        hw,
-        weight_bytes_per_gpu + kv_written_bytes_per_gpu,
-        gemm_flop / gpus,
-        attention_flop / gpus,
+        rates, weight_bytes_per_gpu + kv_written_bytes_per_gpu, gemm_flop / gpus, attention_flop / gpus
     )
-    return lay.pp * stage_s + _comm_s(model, lay, tokens, hw), bound
+    return lay.pp * stage_s + _comm_s(model, lay, hw, rates, tokens), bound
 
 
 def decode_step_time_s(
     model: ModelSpec,
     lay: Layout,
     hw: Hardware,
+    rates: AchievedRates,
     batch: int,
     kv_len: float,
     weight_bpv: float,
@@ -262,9 +278,9 @@ def decode_step_time_s(
     weight_bytes_per_gpu = weight_bytes_read(model, weight_bpv, batch) / gpus
     kv_bytes_per_gpu = batch * kv_len * kv_bytes_per_token_per_gpu
     stage_s, bound = _stage_time_s(
-        model, lay, hw, weight_bytes_per_gpu + kv_bytes_per_gpu, gemm_flop / gpus, attention_flop / gpus
+        rates, weight_bytes_per_gpu + kv_bytes_per_gpu, gemm_flop / gpus, attention_flop / gpus
     )
-    return lay.pp * stage_s + _comm_s(model, lay, batch, hw), bound
+    return lay.pp * stage_s + _comm_s(model, lay, hw, rates, batch), bound
 
 
 def _check(serving: ServingSpec, precision: str, tp: int, pp: int, gpus: int, overhead_bytes: float) -> None:
@@ -348,6 +364,7 @@ def estimate_inference(
         scaleout_efficiency=SCALEOUT_EFFICIENCY_DEFAULT,
     )
     lay = layout_for(ParallelismSpec(tp=tp, pp=pp, dp=max(gpus // (tp * pp), 1)))
+    rates = achieved_rates(model, lay, hw)
     kv_per_token = kv_cache_bytes_per_token(model, kv_bpv)
     kv_per_token_per_gpu = kv_per_token * kv_tp_share(model, tp) / pp
     request_tokens = serving.context_len + serving.output_len
@@ -372,10 +389,10 @@ def estimate_inference(
 
     def latency(batch: int) -> tuple[float, str, float, str]:
         ttft, p_bound = prefill_time_s(
-            model, lay, hw, batch, serving.context_len, weight_bpv, kv_per_token_per_gpu
+            model, lay, hw, rates, batch, serving.context_len, weight_bpv, kv_per_token_per_gpu
         )
         tpot, d_bound = decode_step_time_s(
-            model, lay, hw, batch, kv_len_avg, weight_bpv, kv_per_token_per_gpu
+            model, lay, hw, rates, batch, kv_len_avg, weight_bpv, kv_per_token_per_gpu
         )
         return ttft, p_bound, tpot, d_bound
 
