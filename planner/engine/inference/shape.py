@@ -2,8 +2,8 @@
 layouts split it: attention and dense weights (split by attention TP, replicated over attention-DP ranks), routed
 experts (split over expert parallelism), the LM head, the KV cache and the attention math.
 
-Parameter counts come from planner.engine.model (the same counts as training). Attention math per (query, key)
-pair and layer (2 FLOPs per multiply-add; PaLM arXiv:2204.02311 App. B):
+Parameter counts come from planner.engine.transformer.params (the same counts as training). Attention math
+per (query, key) pair and layer (2 FLOPs per multiply-add; PaLM arXiv:2204.02311 App. B):
 * multi-head/GQA attention: QK^T 2·a·d and AV 2·a·d, so 4·a·d;
 * MLA (DeepSeek-V2 arXiv:2405.04434 §2.1): decode runs with the up-projections absorbed (FlashMLA), attending
   over the latent: QK^T 2·a·(r_kv + d_rope), AV 2·a·r_kv; prefill runs as ordinary attention with head
