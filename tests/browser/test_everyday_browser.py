@@ -76,7 +76,9 @@ def _with_policy(route) -> None:
 def test_the_signed_out_home_page_explains_the_product(sized, live_server, screenshot, width):
     _catalog()
     cache.clear()
-    assert showcase.worked_example() is not None  # computed here (the layout search), not within goto's timeout
+    assert (
+        showcase.worked_example() is not None
+    )  # computed here (the layout search), not within goto's timeout
     page = sized(width)
     page.add_init_script(VIOLATIONS_JS)
     errors: list[str] = []
