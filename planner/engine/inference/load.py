@@ -235,12 +235,14 @@ class LoadModel:
 
     # --- latency --------------------------------------------------------------------------------------------------
 
-    def _mean_ttft_s(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    def _mean_ttft_s(self, x: np.ndarray, t: np.ndarray, open_loop: bool = True) -> np.ndarray:
         """Mean TTFT from the same components as the sampled one, without sampling (closed-loop solve)."""
-        parts = self._ttft_parts(x, t)
+        parts = self._ttft_parts(x, t, open_loop)
         return parts["busy"] * 0.5 * self.scheduler_steps * t + parts["wait_mean"] + parts["own_mean"]
 
-    def _ttft_parts(self, x: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
+    def _ttft_parts(self, x: np.ndarray, t: np.ndarray, open_loop: bool = True) -> dict[str, np.ndarray]:
+        """TTFT components at a state. The wait for a running slot is an open-loop queue (M/M/c); with a fixed
+        number of clients the requests beyond the running limit wait in turn instead (at_concurrency adds that)."""
         rep, wl = self.rep, self.wl
         running = x * self.steps_out
         d = running * self.verify
@@ -267,7 +269,7 @@ class LoadModel:
         rho_s = np.clip(running / np.maximum(c, 1.0), 0.0, 0.999)
         p_wait_s = np.minimum(1.0, rho_s ** np.maximum(np.sqrt(2.0 * (c + 1.0)) - 1.0, 0.0))
         lq = rho_s ** np.sqrt(2.0 * (c + 1.0)) / (1.0 - rho_s)
-        wait_s = np.where(rate > 0, lq / np.maximum(rate, 1e-30), 0.0)
+        wait_s = np.where((rate > 0) & open_loop, lq / np.maximum(rate, 1e-30), 0.0)
         extra = 0.0 if rep.extra_ttft_s is None else _col(rep.extra_ttft_s, x)
         return {
             "busy": busy,
@@ -296,7 +298,7 @@ class LoadModel:
         rate = x / t
         running = x * self.steps_out
         d = running * self.verify
-        parts = self._ttft_parts(x, t)
+        parts = self._ttft_parts(x, t, open_loop)
         e = (Ellipsis, None)  # add the sample axis
         u, z = self.u[:, :draws], self.z[:, :draws]  # the first `draws` requests of the fixed sample
         exponential = self.exponential[:draws]
@@ -405,7 +407,7 @@ class LoadModel:
 
         def in_flight(x: np.ndarray) -> np.ndarray:
             t = self.step_s(x)
-            return x * self.steps_out + x * self._mean_ttft_s(x, t) / t
+            return x * self.steps_out + x * self._mean_ttft_s(x, t, open_loop=False) / t
 
         x, at_max = self._invert(in_flight, n)
         full = at_max <= n
