@@ -2,7 +2,11 @@
 
 from django.contrib import admin
 
+from planner.accounts.forms import AdminLockoutAuthenticationForm
 from planner.models import Scenario, ScenarioResult, ShareLink
+
+# The admin's sign-in goes through the same lockout as the site's (planner.accounts.lockout).
+admin.site.login_form = AdminLockoutAuthenticationForm
 
 
 class ScenarioResultInline(admin.TabularInline):

@@ -85,6 +85,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "planner.middleware_db.DatabaseUnavailableMiddleware",
+    "planner.middleware.PrivateCacheMiddleware",
 ]
 
 ROOT_URLCONF = "planner.urls"
@@ -121,6 +122,42 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Sign-in goes through the lockout (planner/accounts/lockout.py: failures per username, per client address).
+AUTHENTICATION_BACKENDS = ["planner.accounts.backends.LockoutModelBackend"]
+# Reverse proxies in front of the app that append to X-Forwarded-For (0: use the connection's address and
+# ignore the header). The client address of every limit is the one the outermost of them saw.
+NUM_PROXIES = int(os.environ.get("NUM_PROXIES", "0"))
+# Fair-use limits (planner/ratelimit.py), env RATE_LIMIT_<SCOPE>, e.g. RATE_LIMIT_PREVIEW=120/min.
+RATE_LIMITS = {
+    scope: os.environ[f"RATE_LIMIT_{scope.upper()}"]
+    for scope in (
+        "preview",
+        "create",
+        "evaluate",
+        "report",
+        "resume",
+        "signup",
+        "password_reset",
+        "login_pair",
+        "login_account",
+        "login_address",
+    )
+    if os.environ.get(f"RATE_LIMIT_{scope.upper()}")
+}
+# Password-reset e-mails: printed on the console in development; set EMAIL_BACKEND and EMAIL_HOST etc. in
+# production (https://docs.djangoproject.com/en/5.2/topics/email/#smtp-backend).
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "GPU Cluster Planner <planner@localhost>")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -186,6 +223,12 @@ SWEEP_CHUNK_TIME_LIMIT_S = int(os.environ.get("SWEEP_CHUNK_TIME_LIMIT_S", "600")
 SWEEP_QUEUE = os.environ.get("SWEEP_QUEUE", "")
 SWEEP_BROKER_TIMEOUT_S = float(os.environ.get("SWEEP_BROKER_TIMEOUT_S", "2"))
 
+# Catalog import/export in the admin: model permissions, not staff status alone (the "Catalog editor" group
+# has them), and spreadsheet formulae escaped in every export.
+IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "change"
+IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
+IMPORT_EXPORT_ESCAPE_FORMULAE_ON_EXPORT = True
+
 # Catalog CSV import in the admin (catalog/forms.py): largest file accepted, 2 MiB (the seed tables are ~20 KB).
 CATALOG_IMPORT_MAX_BYTES = 2 * 1024 * 1024
 
@@ -217,6 +260,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "planner.api.errors.api_exception_handler",
+    # Throttles identify anonymous clients by planner.accounts.client's rule (X-Forwarded-For only via proxies).
+    "NUM_PROXIES": NUM_PROXIES,
     "DEFAULT_THROTTLE_RATES": {
         "estimate": os.environ.get("RATE_LIMIT_ESTIMATE", "120/min"),
         "sweep": os.environ.get("RATE_LIMIT_SWEEP", "10/min"),

@@ -1,7 +1,6 @@
 """Root URL configuration: admin, accounts, catalog pages and planning pages."""
 
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from planner import views
@@ -11,9 +10,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("accuracy/", views.engine_accuracy, name="engine_accuracy"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/", include("planner.accounts.urls")),
     path("scenarios/", views.scenario_list, name="scenario_list"),
     path("scenarios/new/", views.scenario_create, name="scenario_create"),
     path("scenarios/new/preview/", views.scenario_preview_new, name="scenario_preview_new"),

@@ -18,7 +18,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from planner import selectors, services, showcase
+from planner import ratelimit, selectors, services, showcase
 from planner.accuracy import accuracy_page
 from planner.engine.inputs.errors import SpecError
 from planner.forms import (
@@ -30,6 +30,7 @@ from planner.forms import (
     SignupForm,
     initial_from_scenario,
 )
+from planner.middleware import mark_private
 from planner.reports import charts as chart_specs
 from planner.reports.columns import (
     HARDWARE_BOM_COLUMNS,
@@ -89,10 +90,16 @@ def landing(request: HttpRequest) -> HttpResponse:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
+    # Accounts made per client address (planner.ratelimit "signup"); only successful sign-ups count.
+    address = ratelimit.user_identity(request)
+    if request.method == "POST" and not (made := ratelimit.count("signup", address)).allowed:
+        message = ratelimit.too_many_message("new accounts from your network", made.retry_after_s)
+        return ratelimit.refused(request, message, made.retry_after_s)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = services.user_signup(form=form)
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        ratelimit.hit("signup", address)
+        login(request, user, backend="planner.accounts.backends.LockoutModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}. Plan your first cluster below.")
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
@@ -124,15 +131,26 @@ def _form_context(form: ScenarioForm, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _save_scenario(request: HttpRequest, form: ScenarioForm, *, scenario: Any = None) -> Any:
-    """Run the create/update service; engine problems go back onto the form's fields (nothing saved)."""
+def _save_scenario(
+    request: HttpRequest, form: ScenarioForm, *, scenario: Any = None, version: int | None = None
+) -> Any:
+    """Run the create/update service; engine problems go back onto the form's fields (nothing saved).
+    An edit that another save overtook raises services.ScenarioChanged."""
     try:
         if scenario is None:
             return services.scenario_create(owner=request.user, inputs=form.scenario_inputs())
-        return services.scenario_update(scenario=scenario, inputs=form.scenario_inputs())
+        return services.scenario_update(
+            scenario=scenario, inputs=form.scenario_inputs(), expected_version=version
+        )
     except SpecError as error:
         form.add_engine_problems(error.problems)
-        return None
+    return None
+
+
+def _posted_version(request: HttpRequest) -> int | None:
+    """The scenario version the edit form was opened at (its hidden `version` field)."""
+    value = request.POST.get("version", "")
+    return int(value) if value.isdigit() else None
 
 
 @login_required
@@ -155,15 +173,25 @@ def scenario_create(request: HttpRequest) -> HttpResponse:
 def scenario_edit(request: HttpRequest, pk: int) -> HttpResponse:
     scenario = selectors.scenario_get(user=request.user, pk=pk)
     form = ScenarioForm(request.POST or None, initial=initial_from_scenario(scenario))
+    version = _posted_version(request) if request.method == "POST" else scenario.version
+    status = 200
     if request.method == "POST" and form.is_valid():
-        saved = _save_scenario(request, form, scenario=scenario)
-        if saved is not None:
-            messages.success(request, f"Saved “{saved.name}” and evaluated it again.")
-            return redirect(saved)
+        try:
+            saved = _save_scenario(request, form, scenario=scenario, version=version)
+        except services.ScenarioChanged as changed:
+            form.add_error(None, str(changed))
+            status = 409
+        else:
+            if saved is not None:
+                messages.success(request, f"Saved “{saved.name}” and evaluated it again.")
+                return redirect(saved)
     context = _form_context(
-        form, scenario=scenario, preview_url=reverse("scenario_preview", args=[scenario.pk])
+        form,
+        scenario=scenario,
+        version=version,
+        preview_url=reverse("scenario_preview", args=[scenario.pk]),
     )
-    return render(request, "planner/scenario_form.html", context)
+    return render(request, "planner/scenario_form.html", context, status=status)
 
 
 def _preview_response(request: HttpRequest) -> JsonResponse:
@@ -332,4 +360,4 @@ def share_view(request: HttpRequest, token: str) -> HttpResponse:
     )
     response["X-Robots-Tag"] = "noindex, nofollow"
     response["Referrer-Policy"] = "no-referrer"
-    return response
+    return mark_private(response)

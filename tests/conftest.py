@@ -26,6 +26,15 @@ def _fresh_catalog_copy():
     rows.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_limits():
+    """Fair-use and sign-in counters (planner.ratelimit) live in the cache and are keyed by user id, which a
+    rolled-back test hands to the next test's user: every test starts without them."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def alice(django_user_model):
     return django_user_model.objects.create_user("alice", "alice@example.com", "alice-password-1")

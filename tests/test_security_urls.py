@@ -38,6 +38,11 @@ PUBLIC = {
     "api_token",  # answers 400 to wrong credentials
     "admin:login",
     "admin:logout",
+    # Password reset: asking for a link and using one need no session and show no user's data.
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",
+    "password_reset_complete",
 }
 ANONYMOUS_OK = {401, 403, 404, 405}
 METHODS = ("get", "post")
@@ -83,6 +88,8 @@ def world(alice) -> dict[str, str]:
         "path:object_id": "1",
         "path:content_type_id": "1",
         ":id": "1",
+        ":uidb64": "MQ",
+        ":token": "not-a-reset-token",
         "drf_format_suffix:format": ".json",
         "re:pk": CATALOG_ID,
         "re:format": "json",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.parsers import FormParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from planner.accounts import lockout
 from planner.api import schemas
 from planner.api.errors import api_exception_handler
 from planner.api.parsers import BoundedJSONParser
@@ -50,8 +52,10 @@ class TokenView(ObtainAuthToken):
     @extend_schema(
         operation_id="token_obtain",
         summary="Get your API token",
-        description="Exchange a username and password for the account's token (the same token on every call). "
-        "Send it on every other request as `Authorization: Token <token>`.",
+        description="Exchange a username and password for the account's token (the same token on every call "
+        "until you replace it on your account page). Send it on every other request as "
+        "`Authorization: Token <token>`. Failed sign-ins lock the username (and the client address) out for "
+        "a while, with 429 and Retry-After, exactly as the sign-in page does.",
         request={"application/json": CREDENTIALS_SCHEMA},
         responses={
             200: OpenApiResponse(TOKEN_SCHEMA, description="The account's token."),
@@ -64,4 +68,10 @@ class TokenView(ObtainAuthToken):
         tags=["auth"],
     )
     def post(self, request: Request, *args: object, **kwargs: object) -> Response:
-        return super().post(request, *args, **kwargs)
+        try:
+            return super().post(request, *args, **kwargs)
+        except ValidationError:
+            wait_s = lockout.locked_wait(request)
+            if wait_s:  # the sign-in lockout (planner.accounts.lockout), worded as on the sign-in page
+                raise Throttled(wait=wait_s, detail=lockout.message(wait_s)) from None
+            raise
