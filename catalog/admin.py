@@ -92,6 +92,11 @@ class CatalogAdmin(ImportExportModelAdmin):
         response.headers["Content-Security-Policy"] = _export_page_csp(self.export_template_name)
         return response
 
+    def has_import_permission(self, request: HttpRequest) -> bool:
+        """An import adds and changes rows: it needs both model permissions (IMPORT_EXPORT_IMPORT_PERMISSION_CODE
+        checks "change"), not only staff status."""
+        return super().has_import_permission(request) and self.has_add_permission(request)
+
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         """The id is the row's stable key: settable when adding, fixed afterwards."""
         return (*self.readonly_fields, "id") if obj is not None else tuple(self.readonly_fields)

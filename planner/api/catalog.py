@@ -1,4 +1,5 @@
-"""Catalog API: every signed-in user reads, staff write. One serializer and one viewset per catalog model, built
+"""Catalog API: every signed-in user reads; writes need the model's add/change/delete permission (the
+"Catalog editor" group, or a superuser), not staff status. One serializer and one viewset per catalog model, built
 by a small factory; rows are looked up by their string id (`/api/catalog/gpus/nvidia_h100_sxm5_80gb/`).
 
 Writes run the model's own `full_clean()` (field validators and cross-field range checks such as price low <=
@@ -18,7 +19,6 @@ from django.db.models.deletion import ProtectedError
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.exceptions import APIException
-from rest_framework.request import Request
 from rest_framework.routers import DefaultRouter
 
 from catalog.tables import CATALOG_TABLES
@@ -36,15 +36,10 @@ class InUse(APIException):
     default_code = "in_use"
 
 
-class IsStaffOrReadOnly(permissions.BasePermission):
-    """Reads for any signed-in user; create, update and delete for staff."""
+class CatalogModelPermissions(permissions.DjangoModelPermissions):
+    """Reads for any signed-in user; POST needs `add`, PUT/PATCH `change`, DELETE `delete` on the model."""
 
-    message = "Only staff can change the catalog."
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        if request.method in permissions.SAFE_METHODS:
-            return True
-        return bool(request.user and request.user.is_staff)
+    message = "Changing the catalog needs the catalog permissions (the “Catalog editor” group)."
 
 
 class CatalogSerializer(serializers.ModelSerializer):
@@ -80,7 +75,7 @@ def catalog_serializer(model: type[models.Model]) -> type[CatalogSerializer]:
 
 
 class CatalogViewSet(ApiViewMixin, viewsets.ModelViewSet):
-    permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
+    permission_classes = [permissions.IsAuthenticated, CatalogModelPermissions]
     lookup_value_regex = CATALOG_ID_RE.pattern.strip("^$")
 
     def perform_create(self, serializer: CatalogSerializer) -> None:
@@ -105,13 +100,17 @@ def _documented(viewset: type[CatalogViewSet], label: str) -> type[CatalogViewSe
     return extend_schema_view(
         list=extend_schema(summary=f"List {label}", responses={200: serializer(many=True), **reads}),
         retrieve=extend_schema(summary=f"One {label} row by id", responses={200: serializer, **reads}),
-        create=extend_schema(summary=f"Add a {label} row (staff)", responses={201: serializer, **writes}),
-        update=extend_schema(summary=f"Replace a {label} row (staff)", responses={200: serializer, **writes}),
+        create=extend_schema(
+            summary=f"Add a {label} row (catalog editors)", responses={201: serializer, **writes}
+        ),
+        update=extend_schema(
+            summary=f"Replace a {label} row (catalog editors)", responses={200: serializer, **writes}
+        ),
         partial_update=extend_schema(
-            summary=f"Change fields of a {label} row (staff)", responses={200: serializer, **writes}
+            summary=f"Change fields of a {label} row (catalog editors)", responses={200: serializer, **writes}
         ),
         destroy=extend_schema(
-            summary=f"Delete a {label} row (staff)",
+            summary=f"Delete a {label} row (catalog editors)",
             responses={
                 204: OpenApiResponse(description="Deleted."),
                 409: OpenApiResponse(schemas.DETAIL_SCHEMA, description="Used by saved scenarios."),
@@ -126,7 +125,7 @@ def catalog_viewset(prefix: str, model: type[models.Model]) -> type[CatalogViewS
         "queryset": model.objects.all(),
         "serializer_class": catalog_serializer(model),
         "__module__": __name__,
-        "__doc__": f"Catalog {model._meta.verbose_name_plural}: read for signed-in users, write for staff.",
+        "__doc__": f"Catalog {model._meta.verbose_name_plural}: read for signed-in users, write for catalog editors.",
     }
     viewset = type(f"{model.__name__}ViewSet", (CatalogViewSet,), attrs)
     return extend_schema(tags=["catalog"])(_documented(viewset, str(model._meta.verbose_name)))

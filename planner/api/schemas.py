@@ -234,10 +234,12 @@ def error_responses(*codes: int) -> dict[int, OpenApiResponse]:
     descriptions = {
         400: "Invalid input, per field path.",
         401: "Not signed in (send `Authorization: Token <key>` or a session cookie).",
-        403: "Signed in without the right (catalog writes need staff), or a missing CSRF token with a session.",
+        403: "Signed in without the right (catalog writes need the catalog permissions), or a missing CSRF token "
+        "with a session.",
         404: "No such object (or not yours).",
         405: "Method not allowed.",
         413: f"Request body over {MAX_BODY_BYTES // 1024} KiB.",
+        412: "If-Match names a version the scenario no longer has: it was changed elsewhere; GET it again.",
         415: "Body is not application/json.",
         429: "Rate limit reached; retry after the number of seconds in the Retry-After header.",
         503: "A service behind the API (task queue or database) is down; retry after Retry-After seconds.",
