@@ -1,5 +1,7 @@
 """Security headers Django does not set itself: Content-Security-Policy and Permissions-Policy (and
-Cross-Origin-Opener-Policy where SecurityMiddleware has not already set it).
+Cross-Origin-Opener-Policy where SecurityMiddleware has not already set it); `Cache-Control: private, no-store`
+on everything a signed-in user (session or API token) or a share link is shown, and on every download, so
+neither a shared proxy nor the browser's disk keeps a copy.
 
 The policy allows only this site's own scripts: no inline scripts, no `eval` (Plotly draws SVG charts without
 it) and no CDN. Styles allow 'unsafe-inline' because Plotly positions chart elements with inline style
@@ -15,6 +17,7 @@ from collections.abc import Callable, Iterable
 from html import unescape
 
 from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_cache_control
 
 #: Content-Security-Policy, one directive per entry (https://www.w3.org/TR/CSP3/).
 CSP_DIRECTIVES: dict[str, str] = {
@@ -82,4 +85,28 @@ class SecurityHeadersMiddleware:
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
         response.headers.setdefault("Cross-Origin-Opener-Policy", CROSS_ORIGIN_OPENER_POLICY)
+        return response
+
+
+def mark_private(response: HttpResponse) -> HttpResponse:
+    """No shared or disk cache may keep this answer."""
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+class PrivateCacheMiddleware:
+    """`Cache-Control: private, no-store` on private answers: a signed-in user's (the API's token users too:
+    DRF records the user on the request) and any download (`Content-Disposition: attachment`). Share-link
+    pages mark themselves (planner.views.share_view)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if (user is not None and user.is_authenticated) or response.get("Content-Disposition", "").startswith(
+            "attachment"
+        ):
+            mark_private(response)
         return response

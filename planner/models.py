@@ -151,6 +151,9 @@ class Scenario(models.Model):
     latest_result = models.ForeignKey(
         "ScenarioResult", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    version = models.PositiveIntegerField(
+        default=1, help_text="Raised by every saved edit; an edit based on an older version is refused."
+    )
 
     class Meta:
         ordering = ["-updated_at"]

@@ -17,6 +17,7 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from planner import adapters
@@ -185,11 +186,36 @@ def scenario_create(*, owner: AbstractBaseUser, inputs: dict[str, Any]) -> Scena
     return scenario
 
 
-def scenario_update(*, scenario: Scenario, inputs: dict[str, Any]) -> Scenario:
-    """Change a scenario's inputs and store a new result; earlier results stay readable in its history."""
+class ScenarioChanged(Exception):
+    """The scenario was saved elsewhere (another tab, another session, the API) after this edit began."""
+
+    def __init__(self, current_version: int) -> None:
+        super().__init__(CHANGED_ELSEWHERE_MESSAGE)
+        self.current_version = current_version
+
+
+CHANGED_ELSEWHERE_MESSAGE = (
+    "This scenario was changed elsewhere (another tab, another session or the API) after you opened it, so "
+    "your edit was not saved. Open it again to see the current inputs, then make your change again."
+)
+
+
+def scenario_update(
+    *, scenario: Scenario, inputs: dict[str, Any], expected_version: int | None = None
+) -> Scenario:
+    """Change a scenario's inputs and store a new result; earlier results stay readable in its history.
+    `expected_version`: the version the edit started from; ScenarioChanged (nothing saved) when another save
+    came first. The version check and increment are one conditional UPDATE, so of two racing saves one wins."""
     _assign(scenario, inputs)
     evaluation = scenario_evaluation_run(scenario=scenario)
     with transaction.atomic():
+        base = Scenario.objects.filter(pk=scenario.pk)
+        if expected_version is not None:
+            base = base.filter(version=expected_version)
+        if not base.update(version=F("version") + 1):
+            current = Scenario.objects.filter(pk=scenario.pk).values_list("version", flat=True).first()
+            raise ScenarioChanged(int(current or 0))
+        scenario.version = Scenario.objects.values_list("version", flat=True).get(pk=scenario.pk)
         scenario.save()
         _result_store(scenario=scenario, evaluation=evaluation)
     return scenario

@@ -1,4 +1,5 @@
-"""`/api/docs/`: the OpenAPI schema as a page people can use, rendered on the server (no CDN).
+"""`/api/docs/`: the OpenAPI schema as a page people can use, rendered on the server (no CDN); `/api/schema/`
+serves the same document, generated once per process and rendered once per format.
 
 Operations are grouped by tag in the order of `SPECTACULAR_SETTINGS["TAGS"]` (estimate and scenarios first), with
 a table of contents. Every operation shows its method and path, what it does, who may call it, a copyable curl
@@ -23,6 +24,10 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views import View
 from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SCHEMA_KWARGS, SpectacularAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from planner.starters import (
     DEFAULT_COLOCATION_ID,
@@ -237,6 +242,34 @@ def sections(schema: dict[str, Any], base_url: str = "") -> list[Section]:
         )
         for name in order
     ]
+
+
+#: Rendered schema bytes per (format, media type): YAML and JSON renders cost as much as the generation.
+_RENDERED: dict[tuple[str, str], tuple[bytes, str, str]] = {}
+
+
+class SchemaView(SpectacularAPIView):
+    """drf-spectacular's schema view serving the cached document (and its cached rendering per format)."""
+
+    @extend_schema(**SCHEMA_KWARGS)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.GET.get("lang") or request.GET.get("version"):
+            return super().get(request, *args, **kwargs)  # rare variants are built as asked
+        key = (request.accepted_renderer.format, request.accepted_media_type)
+        if key not in _RENDERED:
+            response = self.finalize_response(request, self._schema_response(request), *args, **kwargs)
+            response.render()
+            _RENDERED[key] = (response.content, response["Content-Type"], response["Content-Disposition"])
+        content, content_type, disposition = _RENDERED[key]
+        answer = HttpResponse(content, content_type=content_type)
+        answer["Content-Disposition"] = disposition
+        return answer
+
+    def _schema_response(self, request: Request) -> Response:
+        return Response(
+            data=_schema(),
+            headers={"Content-Disposition": f'inline; filename="{self._get_filename(request, None)}"'},
+        )
 
 
 @cache

@@ -45,6 +45,14 @@ DATABASE_RETRY_AFTER_S = 5
 DATABASE_UNAVAILABLE = "database unavailable: the connection to the database was lost; retry in a few seconds"
 
 
+class PreconditionFailed(exceptions.APIException):
+    """If-Match named an ETag the object no longer has (optimistic locking)."""
+
+    status_code = status.HTTP_412_PRECONDITION_FAILED
+    default_detail = "The object was changed elsewhere; GET it again for its current ETag."
+    default_code = "precondition_failed"
+
+
 class ServiceUnavailable(exceptions.APIException):
     """A 503 with a message and a Retry-After header (task queue or database down)."""
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from django import forms as django_forms
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,7 +24,7 @@ from rest_framework.views import APIView
 from planner import selectors, services
 from planner.api import schemas
 from planner.api.base import ApiViewMixin
-from planner.api.errors import NON_FIELD_PATH, InvalidInput
+from planner.api.errors import NON_FIELD_PATH, InvalidInput, PreconditionFailed
 from planner.api.selectors import owned_result, owned_scenario
 from planner.api.throttles import EstimateThrottle
 from planner.engine.inputs.errors import SpecError
@@ -75,9 +76,26 @@ def scenario_brief(scenario: Scenario) -> dict[str, Any]:
     }
 
 
+def scenario_etag(scenario: Scenario) -> str:
+    """A strong validator of the scenario's inputs: its version, raised by every saved edit."""
+    return f'"v{scenario.version}"'
+
+
+def expected_version(if_match: str | None) -> int | None:
+    """The version an If-Match header names (None: no header or `*`); PreconditionFailed for one that names
+    no version of ours."""
+    if not if_match or if_match.strip() == "*":
+        return None
+    tag = if_match.split(",")[0].strip().removeprefix("W/").strip('"')
+    if not (tag.startswith("v") and tag[1:].isdigit()):
+        raise PreconditionFailed(f'If-Match must be an ETag this API sent, such as "v3" (got {if_match!r}).')
+    return int(tag[1:])
+
+
 def scenario_full(scenario: Scenario) -> dict[str, Any]:
     return {
         **scenario_brief(scenario),
+        "version": scenario.version,
         "inputs": initial_from_scenario(scenario),
         "results_url": reverse("api_scenario_results", args=[scenario.pk]),
     }
@@ -230,6 +248,14 @@ SCENARIO_FULL_SCHEMA = {
     },
     "required": [*SCENARIO_BRIEF_SCHEMA["required"], "inputs"],
 }
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description='The ETag a GET answered (such as `"v3"`): the change is made only if nobody saved the '
+    "scenario since (else 412). Without it the change is made whatever the current version.",
+)
 CREATE_EXAMPLE = OpenApiExample(
     "Llama 3.1 70B on 128 H100s",
     value={"starter": "llama70b-h100", "name": "70B on 16 nodes", "nodes": 16},
@@ -292,13 +318,18 @@ class ScenarioListView(ScenarioApiView):
 class ScenarioDetailView(ScenarioApiView):
     def _update(self, request: Request, pk: int, base: dict[str, Any] | None) -> Response:
         scenario = self.scenario(pk)
+        version = expected_version(request.headers.get("If-Match"))
+        if version is not None and version != scenario.version:
+            raise PreconditionFailed()
         data = form_data(request.data, initial_from_scenario(scenario) if base is None else base)
         form, inputs = validated_inputs(data)
         try:
-            scenario = services.scenario_update(scenario=scenario, inputs=inputs)
+            scenario = services.scenario_update(scenario=scenario, inputs=inputs, expected_version=version)
         except SpecError as error:
             raise _engine_errors(form, error) from error
-        return Response(scenario_full(scenario))
+        except services.ScenarioChanged as changed:
+            raise PreconditionFailed() from changed
+        return Response(scenario_full(scenario), headers={"ETag": scenario_etag(scenario)})
 
     @extend_schema(
         operation_id="scenarios_retrieve",
@@ -309,7 +340,8 @@ class ScenarioDetailView(ScenarioApiView):
         tags=["scenarios"],
     )
     def get(self, request: Request, pk: int) -> Response:
-        return Response(scenario_full(self.scenario(pk)))
+        scenario = self.scenario(pk)
+        return Response(scenario_full(scenario), headers={"ETag": scenario_etag(scenario)})
 
     @extend_schema(
         operation_id="scenarios_update",
@@ -318,8 +350,9 @@ class ScenarioDetailView(ScenarioApiView):
         request={"application/json": inputs_schema()},
         responses={
             200: OpenApiResponse(SCENARIO_FULL_SCHEMA),
-            **schemas.error_responses(400, 401, 403, 404, 413, 415, 429),
+            **schemas.error_responses(400, 401, 403, 404, 412, 413, 415, 429),
         },
+        parameters=[IF_MATCH],
         tags=["scenarios"],
     )
     def put(self, request: Request, pk: int) -> Response:
@@ -332,8 +365,9 @@ class ScenarioDetailView(ScenarioApiView):
         request={"application/json": inputs_schema()},
         responses={
             200: OpenApiResponse(SCENARIO_FULL_SCHEMA),
-            **schemas.error_responses(400, 401, 403, 404, 413, 415, 429),
+            **schemas.error_responses(400, 401, 403, 404, 412, 413, 415, 429),
         },
+        parameters=[IF_MATCH],
         tags=["scenarios"],
     )
     def patch(self, request: Request, pk: int) -> Response:

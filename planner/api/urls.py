@@ -1,7 +1,6 @@
 """JSON API routes (mounted at /api/): estimate, scenarios, catalog, token, OpenAPI schema and docs."""
 
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
 
 from planner.api import converters, docs, scenarios, sweeps  # noqa: F401 (converters registers <id:...>)
 from planner.api.catalog import router as catalog_router
@@ -26,7 +25,7 @@ urlpatterns = [
     path("sweeps/<id:pk>/cancel/", sweeps.SweepCancelView.as_view(), name="api_sweep_cancel"),
     path("sweeps/<id:pk>/results/", sweeps.SweepResultsView.as_view(), name="api_sweep_results"),
     path("token/", TokenView.as_view(), name="api_token"),
-    path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
+    path("schema/", docs.SchemaView.as_view(), name="api_schema"),
     path("docs/", docs.ApiDocsView.as_view(), name="api_docs"),
     path("catalog/", include(catalog_router.urls)),
 ]

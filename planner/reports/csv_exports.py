@@ -13,7 +13,8 @@ import csv
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from django.http import StreamingHttpResponse
+from django.http import HttpResponseBase, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 
 from planner.reports import columns as cols
 
@@ -53,9 +54,15 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[
         yield "".join(piece)
 
 
+def attach(response: HttpResponseBase, filename: str) -> HttpResponseBase:
+    """Mark a response as a download named `filename` (RFC 6266: a non-ASCII name is sent as filename*)."""
+    response["Content-Disposition"] = content_disposition_header(True, filename)
+    return response
+
+
 def csv_response(filename: str, lines: Iterable[str]) -> StreamingHttpResponse:
     response = StreamingHttpResponse(lines, content_type=CONTENT_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    attach(response, filename)
     response["X-Content-Type-Options"] = "nosniff"
     return response
 

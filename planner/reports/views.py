@@ -25,7 +25,7 @@ PREPARING_REFRESH_S = 2
 
 def _pdf_response(report: Report) -> HttpResponse:
     response = HttpResponse(bytes(report.pdf), content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="{report.filename}"'
+    csv_exports.attach(response, report.filename)
     if report.render_ms is not None:
         response["Server-Timing"] = f"render;dur={report.render_ms:.1f}"
     return response

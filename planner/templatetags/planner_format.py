@@ -102,12 +102,13 @@ def catalog_url(entry: dict[str, Any]) -> str:
             return reverse("catalog:gpu_detail", args=[entry["id"]])
         except NoReverseMatch:
             pass
-    sources = entry.get("sources") or []
+    sources = [src for src in entry.get("sources") or [] if is_url(src)]
     return sources[0] if sources else ""
 
 
 @register.filter
 def is_url(value: Any) -> bool:
+    """Only http(s) addresses become links: an imported `javascript:` or `data:` source stays text."""
     return isinstance(value, str) and value.startswith(("http://", "https://"))
 
 

@@ -20,6 +20,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, models, transaction
 from django.utils.dateparse import parse_datetime
 
+from planner.api.schemas import ESTIMATE_RESPONSE_SCHEMA
+from planner.jsonshape import shape_problems
 from planner.management.commands.export_scenarios import (
     FORMAT,
     RESULT_SKIPPED,
@@ -31,6 +33,38 @@ from planner.models import Scenario, ScenarioResult
 
 #: Timestamps kept from the file (the models set them automatically on save; restored after).
 TIMESTAMPS = ("created_at", "updated_at")
+_TEXT = {"type": "string", "nullable": True}
+#: The shape each JSON column must have for the pages to read it (the engine's output as the API documents it;
+#: the catalog snapshot and planner inputs as planner.snapshot and planner.adapters write them).
+JSON_SHAPES: dict[type[models.Model], dict[str, dict[str, Any]]] = {
+    Scenario: {
+        "custom_gpu": {"type": "object", "nullable": True},
+        "custom_model": {"type": "object", "nullable": True},
+    },
+    ScenarioResult: {
+        "input_payload": {"type": "object"},
+        "output": ESTIMATE_RESPONSE_SCHEMA,
+        "search_summary": {"type": "object", "nullable": True},
+        "summary": {"type": "object"},
+        "input_assumptions": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"name": _TEXT, "unit": _TEXT, "source": _TEXT}},
+        },
+        "catalog_snapshot": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "id": _TEXT,
+                    "label": _TEXT,
+                    "model": _TEXT,
+                    "sources": {"type": "array", "items": {"type": "string"}},
+                    "values": {"type": "object"},
+                },
+            },
+        },
+    },
+}
 #: Problems listed in the error message before "... and N more".
 MAX_LISTED_PROBLEMS = 20
 
@@ -102,6 +136,9 @@ class Reader:
                     self.problem(f"{path}.{name}", f"must be an ISO 8601 date and time (got {value!r})")
                 timestamps[name] = parsed
             else:
+                shape = JSON_SHAPES.get(model, {}).get(name)
+                for problem in shape_problems(value, shape, f"{path}.{name}") if shape else []:
+                    self.problems.append(problem)
                 setattr(row, column.attname, value)
         excluded = [*TIMESTAMPS, *skipped, *(f for f in fixed if fixed[f] is None)]
         try:
