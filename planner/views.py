@@ -155,6 +155,7 @@ def _posted_version(request: HttpRequest) -> int | None:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@ratelimit.limited("create", "new scenarios")
 def scenario_create(request: HttpRequest) -> HttpResponse:
     starter = STARTERS_BY_KEY.get(request.GET.get("starter", ""))
     initial = starter.initial if starter else {**DEFAULT_INITIAL, "name": "New cluster plan"}
@@ -170,6 +171,7 @@ def scenario_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@ratelimit.limited("evaluate", "evaluations")
 def scenario_edit(request: HttpRequest, pk: int) -> HttpResponse:
     scenario = selectors.scenario_get(user=request.user, pk=pk)
     form = ScenarioForm(request.POST or None, initial=initial_from_scenario(scenario))
@@ -230,12 +232,14 @@ def _preview_response(request: HttpRequest) -> JsonResponse:
 
 @login_required
 @require_POST
+@ratelimit.limited("preview", "live previews", as_json=True)
 def scenario_preview_new(request: HttpRequest) -> JsonResponse:
     return _preview_response(request)
 
 
 @login_required
 @require_POST
+@ratelimit.limited("preview", "live previews", as_json=True)
 def scenario_preview(request: HttpRequest, pk: int) -> JsonResponse:
     selectors.scenario_get(user=request.user, pk=pk)
     return _preview_response(request)
@@ -254,6 +258,7 @@ def scenario_detail(request: HttpRequest, pk: int, result_id: int | None = None)
 
 @login_required
 @require_POST
+@ratelimit.limited("evaluate", "evaluations")
 def scenario_reevaluate(request: HttpRequest, pk: int) -> HttpResponse:
     scenario = selectors.scenario_get(user=request.user, pk=pk)
     try:
@@ -274,6 +279,7 @@ def scenario_reevaluate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@ratelimit.limited("create", "new scenarios")
 def scenario_clone(request: HttpRequest, pk: int) -> HttpResponse:
     scenario = selectors.scenario_get(user=request.user, pk=pk)
     form = CloneForm(request.POST or None)

@@ -26,7 +26,7 @@ from planner.api import schemas
 from planner.api.base import ApiViewMixin
 from planner.api.errors import NON_FIELD_PATH, InvalidInput, PreconditionFailed
 from planner.api.selectors import owned_result, owned_scenario
-from planner.api.throttles import EstimateThrottle
+from planner.api.throttles import EstimateThrottle, FairUseThrottle
 from planner.engine.inputs.errors import SpecError
 from planner.forms import ScenarioForm, initial_from_scenario
 from planner.models import Scenario, ScenarioResult
@@ -267,16 +267,23 @@ CREATE_EXAMPLE = OpenApiExample(
 
 
 class ScenarioApiView(ApiViewMixin, APIView):
-    # Writes run the engine (and, for automatic parallelism, a layout search): rate-limited like estimate.
+    # Writes run the engine (and, for automatic parallelism, a layout search): rate-limited like estimate, and
+    # by the pages' fair-use limit of what they do (planner.ratelimit: "create", "evaluate").
+    fair_use_scopes: dict[str, str] = {}
 
     def get_throttles(self) -> list[BaseThrottle]:
-        return [] if self.request.method in ("GET", "HEAD", "OPTIONS") else [EstimateThrottle()]
+        if self.request.method in ("GET", "HEAD", "OPTIONS"):
+            return []
+        scope = self.fair_use_scopes.get(self.request.method or "")
+        return [EstimateThrottle(), *([FairUseThrottle(scope)] if scope else [])]
 
     def scenario(self, pk: int) -> Scenario:
         return owned_scenario(user=self.request.user, pk=pk)
 
 
 class ScenarioListView(ScenarioApiView):
+    fair_use_scopes = {"POST": "create"}
+
     @extend_schema(
         operation_id="scenarios_list",
         summary="Your scenarios, most recently changed first",
@@ -316,6 +323,8 @@ class ScenarioListView(ScenarioApiView):
 
 
 class ScenarioDetailView(ScenarioApiView):
+    fair_use_scopes = {"PUT": "evaluate", "PATCH": "evaluate"}
+
     def _update(self, request: Request, pk: int, base: dict[str, Any] | None) -> Response:
         scenario = self.scenario(pk)
         version = expected_version(request.headers.get("If-Match"))
@@ -420,6 +429,8 @@ class ScenarioResultView(ScenarioApiView):
 
 
 class ScenarioEvaluateView(ScenarioApiView):
+    fair_use_scopes = {"POST": "evaluate"}
+
     @extend_schema(
         operation_id="scenarios_evaluate",
         summary="Evaluate again with today's catalog and engine (a new result; the old ones are kept)",

@@ -14,7 +14,9 @@ from typing import Any
 
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
-from rest_framework.throttling import UserRateThrottle
+from rest_framework.throttling import BaseThrottle, UserRateThrottle
+
+from planner import ratelimit
 
 logger = logging.getLogger(__name__)
 
@@ -44,3 +46,20 @@ class EstimateThrottle(ScopedUserThrottle):
 
 class SweepThrottle(ScopedUserThrottle):
     scope = "sweep"
+
+
+class FairUseThrottle(BaseThrottle):
+    """One of planner.ratelimit's per-user limits ("create", "evaluate", ...), shared with the pages: a user's
+    creates through the page and through the API draw on one budget."""
+
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        self.retry_after_s = 1
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        verdict = ratelimit.hit(self.scope, ratelimit.user_identity(request))
+        self.retry_after_s = verdict.retry_after_s
+        return verdict.allowed
+
+    def wait(self) -> float:
+        return float(self.retry_after_s)

@@ -151,10 +151,19 @@
       credentials: "same-origin",
       signal: controller ? controller.signal : undefined
     }).then(function (response) {
+      if (response.status === 429) {  // fair-use limit: say so and try once more when it allows
+        return response.json().then(function (body) {
+          if (mine !== sequence) { return null; }
+          setStatus(((body.errors || {}).__all__ || ["paused"])[0]);
+          window.clearTimeout(timer);
+          timer = window.setTimeout(preview, 1000 * (body.retry_after_s || 5));
+          return null;
+        });
+      }
       if (!response.ok) { throw new Error("HTTP " + response.status); }
       return response.json();
     }).then(function (body) {
-      if (mine !== sequence) { return; }
+      if (!body || mine !== sequence) { return; }
       showErrors(body.errors || {});
       chartsBox.classList.remove("updating");
       if (body.ok) {
