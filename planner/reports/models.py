@@ -44,6 +44,9 @@ class Report(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the render task was last published (worker reports)."
+    )
     error = models.TextField(blank=True)
     render_ms = models.FloatField(null=True, blank=True, help_text="Wall-clock milliseconds of the render.")
     pages = models.PositiveIntegerField(null=True, blank=True)

@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from planner import queueing
 from planner import selectors as planner_selectors
 from planner.models import Scenario
 from planner.reports import pdf
@@ -48,6 +49,31 @@ REPORT_TIME_LIMIT_S = 300
 CLAIM_STALE_S = REPORT_TIME_LIMIT_S + 60
 
 
+def claim_stale_s() -> float:
+    """settings.REPORT_CLAIM_STALE_S, else CLAIM_STALE_S (read on each call, so tests and workers may lower it)."""
+    from django.conf import settings
+
+    return float(getattr(settings, "REPORT_CLAIM_STALE_S", None) or CLAIM_STALE_S)
+
+
+#: Reports of one user waiting for or on a worker at once (settings.REPORT_MAX_PENDING_PER_USER).
+MAX_PENDING_PER_USER_DEFAULT = 3
+
+
+class ReportRefused(Exception):
+    """A report the per-user limit does not allow now (the view answers 429)."""
+
+
+class ReportQueueUnavailable(Exception):
+    """The Celery broker cannot be reached: no report row was kept (the view answers 503)."""
+
+
+QUEUE_UNAVAILABLE_MESSAGE = (
+    "queue unavailable: the task queue (Celery broker) cannot be reached, so the report was not started; "
+    "nothing was saved, try again in a minute"
+)
+
+
 def report_fingerprint(*, kind: str, params: dict[str, Any]) -> str:
     text = json.dumps({"kind": kind, "params": params, "format": REPORT_FORMAT_VERSION}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -72,7 +98,10 @@ def scenario_report_params(*, scenario: Scenario, base_url: str) -> dict[str, An
 
 
 def comparison_report_params(*, scenarios: list[Scenario]) -> dict[str, Any]:
-    return {"scenario_ids": [s.pk for s in scenarios], "result_ids": [s.latest_result_id for s in scenarios]}
+    """The comparison's scenarios and results in id order: any ordering of the same scenarios is one report
+    (one fingerprint, one render), its columns always in that order."""
+    ordered = sorted(scenarios, key=lambda s: s.pk)
+    return {"scenario_ids": [s.pk for s in ordered], "result_ids": [s.latest_result_id for s in ordered]}
 
 
 def sweep_report_params(*, run: Any) -> dict[str, Any]:
@@ -80,10 +109,43 @@ def sweep_report_params(*, run: Any) -> dict[str, Any]:
     return {"sweep_id": run.pk, "status": run.status, "finished_at": finished, "chunks_done": run.chunks_done}
 
 
-def _enqueue(report_id: int) -> None:
+def report_publish(*, report_id: int) -> bool:
+    """Publish the render task of a report (again: planner.recovery), stamping queued_at; False when the broker
+    refused it."""
+    Report.objects.filter(pk=report_id).update(queued_at=timezone.now())
+    return _enqueue(report_id)
+
+
+def _enqueue(report_id: int) -> bool:
+    """Publish the render task on the reports queue; False when the broker refused it."""
     from planner.reports.tasks import report_render_task
 
-    report_render_task.delay(report_id)
+    try:
+        report_render_task.apply_async(
+            args=(report_id,), queue=queueing.report_queue(), retry_policy=queueing.PUBLISH_RETRY_POLICY
+        )
+    except Exception:  # kombu raises transport-specific errors: any failure means the task is not queued
+        logger.exception("report %s: could not queue it", report_id)
+        return False
+    return True
+
+
+def _check_pending_limit(owner: AbstractBaseUser) -> None:
+    """ReportRefused when the user already has the most reports waiting or rendering on workers. Called inside
+    the creating transaction after the user's row is locked, so two racing requests count each other."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+
+    list(get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk", flat=True))
+    limit = int(getattr(settings, "REPORT_MAX_PENDING_PER_USER", MAX_PENDING_PER_USER_DEFAULT))
+    pending = Report.objects.filter(
+        owner=owner, status__in=(ReportStatus.PENDING, ReportStatus.RUNNING), rendered_inline=False
+    ).count()
+    if pending >= limit:
+        raise ReportRefused(
+            f"You already have {pending} report{'s' if pending != 1 else ''} being prepared (the limit is "
+            f"{limit}); wait for one to be ready, then ask again."
+        )
 
 
 def report_request(*, owner: AbstractBaseUser, kind: str, params: dict[str, Any], title: str) -> Report:
@@ -99,30 +161,60 @@ def report_request(*, owner: AbstractBaseUser, kind: str, params: dict[str, Any]
     if existing is not None:
         return existing
     render_now = expected_render_ms(kind=kind) <= DIRECT_RENDER_MAX_MS
-    report = Report.objects.create(
-        owner=owner,
-        kind=kind,
-        params=params,
-        fingerprint=fingerprint,
-        title=title[:300],
-        rendered_inline=render_now,
-    )
+    if not render_now:
+        try:
+            queueing.broker_check()
+        except queueing.BrokerDown as exc:
+            raise ReportQueueUnavailable(QUEUE_UNAVAILABLE_MESSAGE) from exc
+    queued: list[bool] = []
+    with transaction.atomic():
+        if not render_now:
+            _check_pending_limit(owner)
+        report = Report.objects.create(
+            owner=owner,
+            kind=kind,
+            params=params,
+            fingerprint=fingerprint,
+            title=title[:300],
+            rendered_inline=render_now,
+            queued_at=None if render_now else timezone.now(),
+        )
+        if not render_now:
+            transaction.on_commit(lambda: queued.append(_enqueue(report.pk)))
+    if queued == [False]:  # committed, then the broker refused the task: keep no row that never renders
+        Report.objects.filter(pk=report.pk, status=ReportStatus.PENDING).delete()
+        raise ReportQueueUnavailable(QUEUE_UNAVAILABLE_MESSAGE)
     if render_now:
         report_render(report_id=report.pk)
         report.refresh_from_db()
-    else:
-        transaction.on_commit(lambda: _enqueue(report.pk))
     return report
 
 
+def report_overdue(report: Report) -> bool:
+    """Waiting or rendering for longer than a render may take (its time limit and a minute): its worker or its
+    message was probably lost."""
+    since = report.started_at or report.created_at
+    return report.is_active and since < timezone.now() - timedelta(seconds=claim_stale_s())
+
+
 def report_retry(*, report: Report) -> Report:
-    """Ask again for a failed report (a new row, so the failure stays on record)."""
+    """Ask again for a failed report, or one overdue (which is failed first, with the reason): a new row, so
+    the failure stays on record. A report still within its time limit is returned as it is."""
+    if report.is_active:
+        if not report_overdue(report):
+            return report
+        Report.objects.filter(pk=report.pk, status__in=(ReportStatus.PENDING, ReportStatus.RUNNING)).update(
+            status=ReportStatus.FAILED,
+            error=f"It did not finish within its time limit ({REPORT_TIME_LIMIT_S} s); its worker stopped "
+            "or its task was lost.",
+            finished_at=timezone.now(),
+        )
     return report_request(owner=report.owner, kind=report.kind, params=report.params, title=report.title)
 
 
 def _claim(report_id: int) -> bool:
     now = timezone.now()
-    stale = Q(status=ReportStatus.RUNNING, started_at__lt=now - timedelta(seconds=CLAIM_STALE_S))
+    stale = Q(status=ReportStatus.RUNNING, started_at__lt=now - timedelta(seconds=claim_stale_s()))
     claimed = (
         Report.objects.filter(pk=report_id)
         .filter(Q(status=ReportStatus.PENDING) | stale)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -10,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.tables import CATALOG_TABLES
-from planner import selectors
+from planner import queueing, ratelimit, selectors
 from planner.forms import CompareForm
 from planner.reports import columns as cols
 from planner.reports import csv_exports, pdf, services
@@ -31,8 +33,33 @@ def _pdf_response(report: Report) -> HttpResponse:
     return response
 
 
-def _ready_or_preparing(request: HttpRequest, report: Report) -> HttpResponse:
-    """The PDF when it is ready (rendered in this request or earlier), else the report's status page."""
+#: What a report request may be refused for (the user's pending limit: 429; the queue is down: 503).
+REFUSALS = (services.ReportRefused, services.ReportQueueUnavailable)
+
+
+def _refusal(request: HttpRequest, error: Exception) -> HttpResponse:
+    if isinstance(error, services.ReportRefused):
+        return ratelimit.refused(request, str(error), PREPARING_REFRESH_S * 5)
+    response = render(
+        request, "too_many_requests.html", {"message": str(error), "heading": "Try again soon"}, status=503
+    )
+    response["Retry-After"] = str(queueing.QUEUE_RETRY_AFTER_S)
+    return response
+
+
+def _requested(request: HttpRequest, **kwargs: Any) -> Report | HttpResponse:
+    """services.report_request, or the refusal page."""
+    try:
+        return services.report_request(owner=request.user, **kwargs)
+    except REFUSALS as error:
+        return _refusal(request, error)
+
+
+def _ready_or_preparing(request: HttpRequest, report: Report | HttpResponse) -> HttpResponse:
+    """The PDF when it is ready (rendered in this request or earlier), else the report's status page (or the
+    refusal of _requested)."""
+    if isinstance(report, HttpResponse):
+        return report
     if report.is_ready:
         return _pdf_response(report_get(user=request.user, pk=report.pk, with_pdf=True))
     return redirect(report)
@@ -43,17 +70,19 @@ def _ready_or_preparing(request: HttpRequest, report: Report) -> HttpResponse:
 
 @login_required
 @require_GET
+@ratelimit.limited("report", "PDF reports", methods=("GET",))
 def scenario_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     scenario = selectors.scenario_get(user=request.user, pk=pk)
     params = services.scenario_report_params(scenario=scenario, base_url=request.build_absolute_uri("/"))
-    report = services.report_request(
-        owner=request.user, kind=ReportKind.SCENARIO, params=params, title=f"{scenario.name}: scenario report"
+    report = _requested(
+        request, kind=ReportKind.SCENARIO, params=params, title=f"{scenario.name}: scenario report"
     )
     return _ready_or_preparing(request, report)
 
 
 @login_required
 @require_GET
+@ratelimit.limited("report", "PDF reports", methods=("GET",))
 def comparison_pdf(request: HttpRequest) -> HttpResponse:
     form = CompareForm(request.GET)
     if not form.is_valid():
@@ -61,8 +90,8 @@ def comparison_pdf(request: HttpRequest) -> HttpResponse:
             f"Choose 2 to 4 scenarios: {form.errors.as_text()}", status=400, content_type="text/plain"
         )
     scenarios = selectors.scenarios_for_compare(user=request.user, ids=form.cleaned_data["ids"])
-    report = services.report_request(
-        owner=request.user,
+    report = _requested(
+        request,
         kind=ReportKind.COMPARISON,
         params=services.comparison_report_params(scenarios=scenarios),
         title="Comparison: " + " vs ".join(s.name for s in scenarios),
@@ -72,6 +101,7 @@ def comparison_pdf(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+@ratelimit.limited("report", "PDF reports", methods=("GET",))
 def sweep_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     from planner.sweeps import selectors as sweep_selectors
 
@@ -79,8 +109,8 @@ def sweep_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     if not run.result:
         messages.info(request, "The sweep has no results yet; its report can be made when it has finished.")
         return redirect(run)
-    report = services.report_request(
-        owner=request.user,
+    report = _requested(
+        request,
         kind=ReportKind.SWEEP,
         params=services.sweep_report_params(run=run),
         title=f"{run.name}: sweep report",
@@ -92,7 +122,12 @@ def sweep_pdf(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def report_detail(request: HttpRequest, pk: int) -> HttpResponse:
     report = report_get(user=request.user, pk=pk)
-    context = {"report": report, "refresh_s": PREPARING_REFRESH_S if report.is_active else None}
+    overdue = services.report_overdue(report)
+    context = {
+        "report": report,
+        "overdue": overdue,
+        "refresh_s": PREPARING_REFRESH_S if report.is_active and not overdue else None,
+    }
     return render(request, "reports/report_detail.html", context)
 
 
@@ -107,9 +142,13 @@ def report_download(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@ratelimit.limited("report", "PDF reports")
 def report_retry(request: HttpRequest, pk: int) -> HttpResponse:
     report = report_get(user=request.user, pk=pk)
-    return _ready_or_preparing(request, services.report_retry(report=report))
+    try:
+        return _ready_or_preparing(request, services.report_retry(report=report))
+    except REFUSALS as error:
+        return _refusal(request, error)
 
 
 # ------------------------------------------------------------------------------------------------ CSVs

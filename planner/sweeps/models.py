@@ -103,6 +103,9 @@ class SweepChunk(models.Model):
     claim_token = models.CharField(max_length=32, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     claimed_by = models.CharField(max_length=200, blank=True, help_text="Celery worker hostname.")
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When this chunk's task message was last published."
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
     evaluated = models.PositiveIntegerField(default=0)
     feasible = models.PositiveIntegerField(default=0)

@@ -55,6 +55,13 @@ def sweep_get_light(*, user: AbstractBaseUser, pk: int) -> SweepRun:
     return get_object_or_404(SweepRun.objects.defer(*RUN_HEAVY_FIELDS), pk=pk, owner=user)
 
 
+def sweep_is_stalled(run: SweepRun, now: Any = None) -> bool:
+    """Waiting or running with no chunk finished for SWEEP_STALLED_S: its messages may have been lost."""
+    now = now or timezone.now()
+    last_progress = run.last_progress_at or run.started_at or run.created_at
+    return run.is_active and (now - last_progress).total_seconds() > conf.value("SWEEP_STALLED_S")
+
+
 def sweep_status(*, run: SweepRun) -> dict[str, Any]:
     """Progress for the page's poller: counts, percent, configurations per second and an ETA."""
     now = timezone.now()
@@ -62,8 +69,7 @@ def sweep_status(*, run: SweepRun) -> dict[str, Any]:
     elapsed_s = (end - run.started_at).total_seconds() if run.started_at else 0.0
     rate = run.enumerated_configs / elapsed_s if elapsed_s > 0 and run.enumerated_configs else None
     remaining = max(run.total_configs - run.enumerated_configs, 0)
-    last_progress = run.last_progress_at or run.started_at or run.created_at
-    stalled = run.is_active and (now - last_progress).total_seconds() > conf.value("SWEEP_STALLED_S")
+    stalled = sweep_is_stalled(run, now)
     eta_s = remaining / rate if rate and run.is_active else None
     return {
         "id": run.pk,

@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from planner import queueing
 from planner import services as planner_services
 from planner.engine.perf.layout import RECOMPUTE_NAMES
 from planner.engine.search import sweep as engine_sweep
@@ -42,6 +43,7 @@ from planner.sweeps.models import (
     SweepRun,
     SweepStatus,
 )
+from planner.sweeps.selectors import sweep_is_stalled
 
 logger = logging.getLogger(__name__)
 
@@ -70,28 +72,15 @@ QUEUE_UNAVAILABLE_MESSAGE = (
     "queue unavailable: the task queue (Celery broker) cannot be reached, so the sweep was not started; "
     "nothing was saved, try again in a minute"
 )
-#: Seconds to wait for the broker's answer before a sweep is refused (settings.SWEEP_BROKER_TIMEOUT_S).
-BROKER_TIMEOUT_S_DEFAULT = 2.0
-#: Publish retries when queueing a sweep: a short blip is retried, an outage fails within about a second.
-PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 
 def broker_check() -> None:
-    """Raise QueueUnavailable unless the Celery broker answers within SWEEP_BROKER_TIMEOUT_S (eager: no-op).
-    Checked before anything is written, so a broker outage leaves no sweep behind."""
-    from django.conf import settings
-
-    from planner.celery import app
-
-    if app.conf.task_always_eager:
-        return
-    timeout_s = float(getattr(settings, "SWEEP_BROKER_TIMEOUT_S", BROKER_TIMEOUT_S_DEFAULT))
+    """Raise QueueUnavailable unless the Celery broker answers (planner.queueing.broker_check). Checked before
+    anything is written, so a broker outage leaves no sweep behind."""
     try:
-        with app.connection_for_write(connect_timeout=timeout_s) as conn:
-            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0.2, timeout=timeout_s)
-    except Exception as exc:  # kombu wraps every transport's errors differently: any failure is "down"
-        logger.warning("sweep refused: broker unreachable (%s)", exc)
-        raise QueueUnavailable(str(exc)[:200]) from exc
+        queueing.broker_check()
+    except queueing.BrokerDown as exc:
+        raise QueueUnavailable(str(exc)) from exc
 
 
 @dataclass(frozen=True)
@@ -162,16 +151,17 @@ def sweep_create(
     return run
 
 
-def _enqueue(run_id: int) -> bool:
+def _enqueue(run_id: int, requeue: bool = False) -> bool:
     """Queue the sweep's fan-out task (one message, so the web request stays short even on the embedded
-    broker, which writes each message to SQLite); a worker then queues one task per chunk."""
+    broker, which writes each message to SQLite); a worker then queues one task per chunk. `requeue`: only
+    chunks whose message is older than the stall window (sweep_fan_out)."""
     from planner.sweeps.tasks import sweep_fan_out
 
     started = perf_counter()
     queue = conf.value("SWEEP_QUEUE") or ""
     try:
         sweep_fan_out.apply_async(
-            args=(run_id, queue), retry_policy=PUBLISH_RETRY_POLICY, **conf.queue_options()
+            args=(run_id, queue, requeue), retry_policy=queueing.PUBLISH_RETRY_POLICY, **conf.queue_options()
         )
     except Exception as exc:  # the broker is unreachable: say so on the run instead of leaving it pending
         logger.exception("sweep %s: could not queue it", run_id)
@@ -181,32 +171,70 @@ def _enqueue(run_id: int) -> bool:
     return True
 
 
-def sweep_fan_out(*, run_id: int, queue: str = "") -> int:
+def sweep_fan_out(*, run_id: int, queue: str = "", requeue: bool = False) -> int:
     """Queue one chunk task per chunk still pending (or claimed by a worker long gone) as a group, which
-    workers take in parallel, on `queue` (the sweep's queue; "" = the default). Running it twice only queues
-    duplicates, which the chunk claim makes harmless. In eager mode this runs the chunks."""
+    workers take in parallel, on `queue` (the sweep's queue; "" = the default). Each chunk's `queued_at`
+    records the publish. `requeue` (a resume, the recovery task): only chunks whose last message is older than
+    SWEEP_STALLED_S, so however often it runs, a chunk whose message is still waiting or held by a worker gets
+    no second one; the run's row lock makes concurrent requeues take turns. In eager mode this runs the chunks."""
     from planner.sweeps.tasks import sweep_chunk
 
     started = perf_counter()
-    stale = timezone.now() - timedelta(seconds=conf.claim_stale_s())
+    now = timezone.now()
+    stale = now - timedelta(seconds=conf.claim_stale_s())
     unfinished = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RUNNING, claimed_at__lt=stale)
-    indexes = list(
-        SweepChunk.objects.filter(unfinished, run_id=run_id, run__status__in=ACTIVE_STATUSES)
-        .order_by("index")
-        .values_list("index", flat=True)
-    )
+    if requeue:
+        old = now - timedelta(seconds=float(conf.value("SWEEP_STALLED_S")))
+        unfinished &= Q(queued_at__isnull=True) | Q(queued_at__lt=old)
+    with transaction.atomic():
+        list(SweepRun.objects.select_for_update().filter(pk=run_id).values_list("pk", flat=True))
+        chosen = SweepChunk.objects.filter(unfinished, run_id=run_id, run__status__in=ACTIVE_STATUSES)
+        indexes = list(chosen.order_by("index").values_list("index", flat=True))
+        SweepChunk.objects.filter(run_id=run_id, index__in=indexes).update(queued_at=now)
     if indexes:
         group(sweep_chunk.si(run_id, i) for i in indexes).apply_async(**({"queue": queue} if queue else {}))
     SweepRun.objects.filter(pk=run_id).update(enqueue_s=F("enqueue_s") + (perf_counter() - started))
     return len(indexes)
 
 
+def sweep_requeue(*, run_id: int, queue: str, include_waiting: bool, now: Any) -> int:
+    """Publish again the chunks of an active run whose worker is gone (a stale claim) and, when
+    `include_waiting` (the queue holds no waiting message), those still pending whose message was published
+    longer than SWEEP_STALLED_S ago. Each chosen chunk's queued_at is stamped under the run's row lock, so two
+    passes never publish one chunk twice. The number of chunk messages published (planner.recovery)."""
+    from planner.sweeps.tasks import sweep_chunk
+
+    stale_claim = now - timedelta(seconds=conf.claim_stale_s())
+    old = now - timedelta(seconds=float(conf.value("SWEEP_STALLED_S")))
+    chosen = Q(status=ChunkStatus.RUNNING, claimed_at__lt=stale_claim) & (
+        Q(queued_at__isnull=True) | Q(queued_at__lt=stale_claim)
+    )
+    if include_waiting:
+        chosen |= Q(status=ChunkStatus.PENDING) & (Q(queued_at__isnull=True) | Q(queued_at__lt=old))
+    with transaction.atomic():
+        list(SweepRun.objects.select_for_update().filter(pk=run_id).values_list("pk", flat=True))
+        rows = SweepChunk.objects.filter(chosen, run_id=run_id, run__status__in=ACTIVE_STATUSES)
+        indexes = list(rows.order_by("index").values_list("index", flat=True))
+        SweepChunk.objects.filter(run_id=run_id, index__in=indexes).update(queued_at=now)
+    if indexes:
+        group(sweep_chunk.si(run_id, i) for i in indexes).apply_async(**({"queue": queue} if queue else {}))
+    return len(indexes)
+
+
 def sweep_resume(*, run: SweepRun) -> bool:
-    """Queue the unfinished chunks of a waiting or running sweep again (after a broker lost its messages);
-    chunks that finish meanwhile are not counted twice. False when the sweep is not active."""
-    if not SweepRun.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).exists():
+    """Queue the unfinished chunks of a stalled sweep again (after a broker lost its messages): only chunks
+    whose message is older than the stall window, counted once when they finish. False when the sweep is not
+    active; SweepRefused while it is still making progress."""
+    run = SweepRun.objects.defer("result", "spec").filter(pk=run.pk).first() or run
+    if run.status not in ACTIVE_STATUSES:
         return False
-    _enqueue(run.pk)
+    if not sweep_is_stalled(run):
+        raise SweepRefused(
+            "The sweep is still making progress (a chunk finished within the last "
+            f"{int(conf.value('SWEEP_STALLED_S'))} s), so nothing was queued again."
+        )
+    broker_check()
+    _enqueue(run.pk, requeue=True)
     return True
 
 

@@ -88,10 +88,10 @@ def _fail_quietly(run_id: int, index: int, error: str) -> None:
     retry_backoff=True,
     max_retries=3,
 )
-def sweep_fan_out(self: Any, run_id: int, queue: str = "") -> int:
+def sweep_fan_out(self: Any, run_id: int, queue: str = "", requeue: bool = False) -> int:
     """Queue the chunk tasks of sweep `run_id` on `queue` (see services.sweep_fan_out)."""
     try:
-        return services.sweep_fan_out(run_id=run_id, queue=queue)
+        return services.sweep_fan_out(run_id=run_id, queue=queue, requeue=requeue)
     except TRANSIENT_DB_ERRORS:
         raise
     except Exception as exc:  # the broker refused the chunk messages: fail the sweep with the reason

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from planner import ratelimit
 from planner import selectors as planner_selectors
 from planner.engine.inputs.errors import SpecError
 from planner.sweeps import columns, selectors, services
@@ -81,9 +82,15 @@ def sweep_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@ratelimit.limited("resume", "re-queue requests")
 def sweep_resume(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.sweep_get_light(user=request.user, pk=pk)
-    if services.sweep_resume(run=run):
+    try:
+        resumed = services.sweep_resume(run=run)
+    except services.SweepRefused as refused:  # still making progress, or the queue is down
+        messages.info(request, refused.message)
+        return redirect(run)
+    if resumed:
         messages.success(request, "The unfinished chunks are queued again; finished ones are kept.")
     else:
         messages.info(request, f"The sweep had already stopped ({run.get_status_display().lower()}).")
@@ -92,6 +99,7 @@ def sweep_resume(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@ratelimit.limited("create", "new scenarios")
 def sweep_open(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.sweep_get(user=request.user, pk=pk)
     form = OpenRowForm(request.POST)

@@ -43,8 +43,9 @@ PAGE_FORM = {
     "virtual_stages": "1",
     "objective": "min_time",
 }
-#: Celery's default queue: a list under this key in the broker's Redis.
-CELERY_QUEUE_KEY = "celery"
+#: The sweeps' queue (settings.SWEEP_QUEUE, "sweeps" since reports and sweeps have queues of their own): a
+#: list under this key in the broker's Redis.
+CELERY_QUEUE_KEY = sweep_conf.value("SWEEP_QUEUE")
 #: Configurations per chunk of the sweep a worker runs after the outage: SWEEP_BODY's space cut in several chunks.
 WORKER_CHUNK_CONFIGS = 4000
 #: Seconds for the worker to reconnect to the restarted Redis and run that sweep (a few seconds in practice).

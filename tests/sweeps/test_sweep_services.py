@@ -3,12 +3,15 @@ claims), the last chunk's merge, cancel, failure, the eager end-to-end flow and 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from planner.engine.api import estimate
 from planner.engine.search import sweep as engine_sweep
-from planner.sweeps import selectors, services
+from planner.sweeps import conf, selectors, services
 from planner.sweeps.adapters import SweepInputs, spec_from_scenario
 from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun, SweepStatus
 from planner.sweeps.tasks import sweep_chunk, sweep_fan_out
@@ -361,6 +364,9 @@ def test_the_default_limit_is_fifty_million_configurations(alice_scenario, alice
 def test_resume_queues_the_unfinished_chunks_again_and_counts_each_once(create, eager):
     run = create()
     services.sweep_chunk_run(run_id=run.pk, index=0)
+    # A resume is only for a stalled sweep (issue 17: resumes on a live sweep queued duplicates).
+    stalled_since = timezone.now() - timedelta(seconds=conf.value("SWEEP_STALLED_S") + 1)
+    SweepRun.objects.filter(pk=run.pk).update(last_progress_at=stalled_since)
     assert services.sweep_resume(run=run) is True
     run.refresh_from_db()
     assert run.status == SweepStatus.DONE and run.chunks_done == run.chunks_total
