@@ -1,5 +1,5 @@
 # Two commands a newcomer needs: `make run` and `make test`. Both set up .venv themselves.
-.PHONY: run test lint fmt bench bench-sweep loadtest worker clean
+.PHONY: run test lint fmt bench bench-sweep loadtest worker clean lock
 
 run:
 	scripts/run.sh
@@ -20,8 +20,12 @@ bench:
 bench-sweep:
 	scripts/bootstrap.sh && .venv/bin/python scripts/bench_sweep.py
 
+# Pin every dependency (dev tools included) in requirements.lock after changing pyproject.toml.
+lock:
+	scripts/lock.sh
+
 worker:
-	.venv/bin/celery -A planner.celery worker --loglevel=info
+	.venv/bin/celery -A planner.celery worker --loglevel=info -Q celery,sweeps,reports
 
 clean:
 	rm -rf .venv var db.sqlite3 staticfiles

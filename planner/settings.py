@@ -209,6 +209,21 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "900"))
 CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "840"))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Survive broker restarts: keep retrying the connection (no limit) instead of exiting, and hand back what a
+# worker was running when the connection dropped (acks_late + the claims make a redelivery harmless).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Self-healing (planner/recovery.py): every minute Celery beat re-queues chunks and reports whose worker or
+# message was lost and fails those past their attempts. `make run` starts beat; production runs one beat.
+CELERY_BEAT_SCHEDULE = {
+    "recover-background-work": {
+        "task": "planner.recover",
+        "schedule": float(os.environ.get("RECOVERY_INTERVAL_S", "60")),
+    }
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+REPORT_MAX_ATTEMPTS = int(os.environ.get("REPORT_MAX_ATTEMPTS", "3"))
 # With Redis a message held by a dead worker is redelivered after the visibility timeout; keep it above the
 # longest chunk (SWEEP_CHUNK_TIME_LIMIT_S).
 CELERY_BROKER_TRANSPORT_OPTIONS = (
@@ -220,7 +235,11 @@ SWEEP_MAX_CONFIGS = int(os.environ.get("SWEEP_MAX_CONFIGS", "50000000"))
 SWEEP_MAX_RUNNING_PER_USER = int(os.environ.get("SWEEP_MAX_RUNNING_PER_USER", "2"))
 SWEEP_CHUNK_CONFIGS = int(os.environ.get("SWEEP_CHUNK_CONFIGS", "100000"))
 SWEEP_CHUNK_TIME_LIMIT_S = int(os.environ.get("SWEEP_CHUNK_TIME_LIMIT_S", "600"))
-SWEEP_QUEUE = os.environ.get("SWEEP_QUEUE", "")
+# Separate queues so each kind of work has its own workers (`make run`'s worker consumes both).
+SWEEP_QUEUE = os.environ.get("SWEEP_QUEUE", "sweeps")
+REPORT_QUEUE = os.environ.get("REPORT_QUEUE", "reports")
+# PDF reports one user may have waiting for or on a worker at once.
+REPORT_MAX_PENDING_PER_USER = int(os.environ.get("REPORT_MAX_PENDING_PER_USER", "3"))
 SWEEP_BROKER_TIMEOUT_S = float(os.environ.get("SWEEP_BROKER_TIMEOUT_S", "2"))
 
 # Catalog import/export in the admin: model permissions, not staff status alone (the "Catalog editor" group

@@ -17,7 +17,7 @@ HOST="${HOST:-127.0.0.1}"; PORT="${PORT:-8000}"
 echo "== Starting the Celery worker and the web server (Ctrl-C stops both)"
 echo "   Open http://$HOST:$PORT/ and sign in with the demo account printed above;"
 echo "   the catalog admin is http://$HOST:$PORT/admin/ (staff account above, or: .venv/bin/python manage.py createsuperuser)"
-C_FORCE_ROOT=1 .venv/bin/celery -A planner.celery worker --loglevel=warning --without-mingle --without-gossip --concurrency="${CELERY_CONCURRENCY:-2}" &
+C_FORCE_ROOT=1 .venv/bin/celery -A planner.celery worker --loglevel=warning --without-mingle --without-gossip --concurrency="${CELERY_CONCURRENCY:-2}" -Q celery,sweeps,reports -B -s var/celerybeat-schedule &
 worker=$!
 $PY manage.py runserver "$HOST:$PORT" &
 web=$!
