@@ -168,6 +168,32 @@ def _assign(scenario: Scenario, inputs: dict[str, Any]) -> None:
         setattr(scenario, name, value)
 
 
+#: What one live preview may cost (fair use): a custom model's layers and the cluster's GPUs. The layout search
+#: loops over pipeline depths up to the layer count, so 100,000 layers on 583,440 GPUs cost 0.41 s of CPU for
+#: the search alone (and ~800 MB); at these bounds the worst search measured 83 ms of CPU (1,000 layers on
+#: 583,440 GPUs). Real models have at most a few hundred layers; the largest clusters, ~10^5 GPUs.
+PREVIEW_MAX_LAYERS = 1_024
+PREVIEW_MAX_GPUS = 1_048_576
+
+
+def preview_cost_problems(inputs: dict[str, Any]) -> dict[str, str]:
+    """Form field -> why a live preview of these inputs would cost more than one preview may (empty: fine)."""
+    problems: dict[str, str] = {}
+    layers = (inputs.get("custom_model") or {}).get("layers")
+    if isinstance(layers, int) and layers > PREVIEW_MAX_LAYERS:
+        problems["custom_model_layers"] = (
+            f"The live preview covers models of up to {PREVIEW_MAX_LAYERS:,} layers (this one has {layers:,}); "
+            "real models have a few hundred at most."
+        )
+    gpus = int(inputs.get("nodes") or 0) * int(inputs.get("gpus_per_node") or 0)
+    if gpus > PREVIEW_MAX_GPUS:
+        problems["nodes"] = (
+            f"The live preview covers clusters of up to {PREVIEW_MAX_GPUS:,} GPUs (this one has {gpus:,}); "
+            "use fewer nodes or GPUs per node."
+        )
+    return problems
+
+
 def scenario_preview(*, owner: AbstractBaseUser, inputs: dict[str, Any]) -> Evaluation:
     """Evaluate form inputs without saving anything (live recalculation on the edit page)."""
     scenario = Scenario(owner=owner)

@@ -202,6 +202,9 @@ def _preview_response(request: HttpRequest) -> JsonResponse:
     form = ScenarioForm(request.POST)
     engine_ms = 0.0
     body: dict[str, Any] = {"ok": False, "errors": {}, "headline_html": "", "charts": []}
+    costly = services.preview_cost_problems(form.scenario_inputs()) if form.is_valid() else {}
+    for field, message in costly.items():
+        form.add_error(field, message)
     if form.is_valid():
         try:
             evaluation = services.scenario_preview(owner=request.user, inputs=form.scenario_inputs())
