@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from planner import queueing
+from planner import queueing, retention
 from planner import services as planner_services
 from planner.engine.perf.layout import RECOMPUTE_NAMES
 from planner.engine.search import sweep as engine_sweep
@@ -116,6 +116,9 @@ def sweep_create(
         raise SweepRefused(engine_sweep.size_message(plan, spec, limit), field="nodes")
     if plan.total_configs == 0:
         raise SweepRefused("This sweep has no configuration to evaluate.", field="nodes")
+    full = retention.sweep_storage_problem(owner)
+    if full:
+        raise SweepRefused(full)
     broker_check()
     default_name = f"Sweep of {scenario.name}" if scenario is not None else "Sweep"
     with transaction.atomic():

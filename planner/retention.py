@@ -1,0 +1,94 @@
+"""Retention: what old background results are kept, and how much one user may store.
+
+Run daily by Celery beat (planner.prune) and by `manage.py prune_storage`:
+
+* finished PDF reports older than REPORT_RETENTION_DAYS (30) lose their row (asking again renders anew);
+* finished, failed or cancelled sweeps older than SWEEP_RETENTION_DAYS (180) keep their merged result (the page's
+  rankings, Pareto front and per-GPU tables) but drop the per-configuration rows of their chunks (the CSV of
+  every configuration and "open as scenario" then say the rows were pruned);
+* each scenario keeps its latest RESULTS_KEPT_PER_SCENARIO (50) results (the latest one always).
+
+Per user: a new sweep is refused while the user's stored sweep rows exceed USER_SWEEP_STORAGE_MB (1,024 MB);
+one 49M-configuration sweep stores ~23 MB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import Sum
+from django.db.models.functions import Length
+from django.utils import timezone
+
+from planner.models import Scenario, ScenarioResult
+from planner.reports.models import Report, ReportStatus
+from planner.sweeps.models import ACTIVE_STATUSES, SweepChunk
+
+DEFAULTS = {
+    "REPORT_RETENTION_DAYS": 30,
+    "SWEEP_RETENTION_DAYS": 180,
+    "RESULTS_KEPT_PER_SCENARIO": 50,
+    "USER_SWEEP_STORAGE_MB": 1024,
+}
+
+
+def _setting(name: str) -> int:
+    return int(getattr(settings, name, DEFAULTS[name]))
+
+
+@dataclass
+class Pruned:
+    reports: int = 0
+    sweep_chunks: int = 0
+    results: int = 0
+
+
+def prune(now: datetime | None = None) -> Pruned:
+    """One retention pass (see the module's docstring)."""
+    now = now or timezone.now()
+    done = Pruned()
+    old_reports = now - timedelta(days=_setting("REPORT_RETENTION_DAYS"))
+    done.reports, _ = Report.objects.filter(
+        status__in=(ReportStatus.DONE, ReportStatus.FAILED), finished_at__lt=old_reports
+    ).delete()
+    old_sweeps = now - timedelta(days=_setting("SWEEP_RETENTION_DAYS"))
+    done.sweep_chunks = (
+        SweepChunk.objects.filter(run__finished_at__lt=old_sweeps, rows__isnull=False)
+        .exclude(run__status__in=ACTIVE_STATUSES)
+        .update(rows=None)
+    )
+    keep = _setting("RESULTS_KEPT_PER_SCENARIO")
+    for scenario in Scenario.objects.filter(results__isnull=False).distinct().only("pk", "latest_result_id"):
+        kept = list(
+            ScenarioResult.objects.filter(scenario=scenario)
+            .order_by("-created_at", "-pk")
+            .values_list("pk", flat=True)[:keep]
+        )
+        stale = ScenarioResult.objects.filter(scenario=scenario).exclude(pk__in=kept)
+        if scenario.latest_result_id:
+            stale = stale.exclude(pk=scenario.latest_result_id)
+        deleted, _ = stale.delete()
+        done.results += deleted
+    return done
+
+
+def user_sweep_storage_bytes(user: AbstractBaseUser) -> int:
+    total = SweepChunk.objects.filter(run__owner=user, rows__isnull=False).aggregate(n=Sum(Length("rows")))[
+        "n"
+    ]
+    return int(total or 0)
+
+
+def sweep_storage_problem(user: AbstractBaseUser) -> str | None:
+    """Why this user may not start another sweep for storage (None: they may)."""
+    limit_mb = _setting("USER_SWEEP_STORAGE_MB")
+    used_mb = user_sweep_storage_bytes(user) / 1e6
+    if used_mb <= limit_mb:
+        return None
+    return (
+        f"Your sweeps store {used_mb:,.0f} MB of per-configuration rows, over the {limit_mb:,} MB each user may "
+        "keep. Delete old sweeps, or wait for rows older than the retention period to be pruned."
+    )
