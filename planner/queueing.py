@@ -47,11 +47,16 @@ def report_queue() -> str:
 
 def waiting_messages(queue: str) -> int | None:
     """Messages waiting in `queue` on the broker (not those a worker holds), or None when the broker cannot
-    say (down, or the queue was never declared): callers then assume work may still be waiting."""
+    say (it is down): callers then assume work may still be waiting. Redis keeps no key for an empty queue, so
+    kombu's virtual transports (Redis, the embedded SQLAlchemy one) are asked for the queue's size directly
+    (`Channel._size`, 0 for a queue without messages); other transports by a passive declare."""
     from planner.celery import app
 
     try:
         with app.connection_for_read() as conn:
-            return int(conn.default_channel.queue_declare(queue=queue, passive=True).message_count)
+            channel = conn.default_channel
+            if hasattr(channel, "_size"):
+                return int(channel._size(queue))
+            return int(channel.queue_declare(queue=queue, passive=True).message_count)
     except Exception:  # kombu raises transport-specific errors for a missing queue or a dead broker
         return None
