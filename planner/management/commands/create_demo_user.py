@@ -36,6 +36,10 @@ class Command(BaseCommand):
         user.is_staff = staff or user.is_staff
         user.is_superuser = user.is_superuser or (staff and username == STAFF_USERNAME)
         user.save()
+        if staff:  # staff status opens the admin; the catalog editor group's permissions allow the edits
+            from django.contrib.auth.models import Group
+
+            user.groups.add(*Group.objects.filter(name="Catalog editor"))
         return "created" if created else "reset"
 
     def handle(self, *args, **options) -> None:
