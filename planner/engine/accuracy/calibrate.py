@@ -32,7 +32,7 @@ def calibrate(out: TextIO = sys.stdout, top: int = 5) -> list[tuple[float, float
         for fraction, half_dim, scaleup in itertools.product(*GRID.values()):
             efficiency.FRAMEWORK_GEMM_FRACTION, efficiency.GEMM_HALF_DIM = fraction, half_dim
             comm.SCALEUP_EFFICIENCY = scaleup
-            cases = [c for c in evaluate_cases(rows) if not c.known_outlier]
+            cases = [c for c in evaluate_cases(rows) if not c.known_outlier and not c.holdout]
             korthikanti = statistics.median(abs(c.error) for c in cases if c.group == "korthikanti2022")
             if korthikanti > KORTHIKANTI_MEDIAN_TOLERANCE:
                 continue

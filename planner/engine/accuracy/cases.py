@@ -16,6 +16,16 @@ class CaseResult:
     tolerance: float
     known_outlier: str
     source: str
+    #: Non-empty for the independent check named in an issue: never calibrated, never in the range's fit.
+    holdout: str = ""
+    date: str = ""
+    #: What the source leaves open and the case assumes (validation.csv column assumed).
+    assumed: str = ""
+    #: What the range's distance test reads (validation.csv cases; empty for the closed-form checks).
+    gpu: str = ""
+    params_b: float = 0.0
+    gpus: int = 0
+    family: str = ""
 
     @property
     def error(self) -> float:
