@@ -16,7 +16,7 @@ from planner import adapters, selectors, services
 from planner import snapshot as snapshots
 from planner.engine import api
 from planner.engine.facility import power
-from planner.forms_fields import COOLING_CATEGORY
+from planner.forms.fields import COOLING_CATEGORY
 from planner.models import Scenario
 from tests.planner.conftest import make_scenario, scenario_inputs
 

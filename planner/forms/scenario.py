@@ -1,9 +1,9 @@
 """Scenario input: the scenario form's fields, with labels and help text in units, and their catalog choices.
 
 Forms never call the engine. The cross-field checks that give a message next to the field concerned, and
-`add_engine_problems()` that maps the engine's SpecError paths back here, live in forms_checks.py;
-`ScenarioForm.scenario_inputs()` returns a dict of Scenario field values (forms_inputs.py: percent -> fraction,
-catalog choices -> rows) that `planner.services` turns into a scenario.
+`add_engine_problems()` that maps the engine's SpecError paths back here, live in planner/forms/checks.py;
+`ScenarioForm.scenario_inputs()` returns a dict of Scenario field values (planner/forms/inputs.py: percent ->
+fraction, catalog choices -> rows) that `planner.services` turns into a scenario.
 """
 
 from __future__ import annotations
@@ -13,27 +13,20 @@ from typing import Any
 from django import forms
 
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
-from planner.forms_checks import ScenarioFormChecks
-from planner.forms_fields import (
+from planner.forms.checks import ScenarioFormChecks
+from planner.forms.fields import (
     COLOCATION_CATEGORY,
     COLOCATION_UNIT,
     COOLING_CATEGORY,
     CUSTOM,
-    CUSTOM_GPU_KEYS,
-    CUSTOM_GPU_TFLOPS,
-    CUSTOM_MODEL_KEYS,
-    DIRECT_FIELDS,
     ELECTRICITY_CATEGORY,
     ELECTRICITY_UNIT,
-    FIELDSETS,
     GRID_CARBON_CATEGORY,
     MAX_GPUS_PER_NODE,
     MAX_NODES,
-    MAX_TOKENS_B,
     SCALE_OUT_CATEGORY_PREFIX,
     CoolingChoiceField,
     FactChoiceField,
-    Fieldset,
     GpuChoiceField,
     NetworkChoiceField,
     SwitchChoiceField,
@@ -42,14 +35,7 @@ from planner.forms_fields import (
     _int,
     model_preset_choices,
 )
-from planner.forms_inputs import initial_from_scenario, scenario_inputs_from
-from planner.forms_pages import (
-    CloneForm,
-    CompareForm,
-    IntegerListField,
-    ScenarioSearchForm,
-    SignupForm,
-)
+from planner.forms.inputs import scenario_inputs_from
 from planner.models import (
     FacilityKind,
     JobScaling,
@@ -60,43 +46,6 @@ from planner.models import (
     Topology,
     WorkloadKind,
 )
-
-#: Everything the planning pages import from here (building blocks, small forms and the conversion to and from
-#: a Scenario live in forms_fields.py, forms_pages.py and forms_inputs.py; they are re-exported so
-#: `from planner.forms import X` keeps working).
-__all__ = [
-    "COLOCATION_CATEGORY",
-    "COLOCATION_UNIT",
-    "COOLING_CATEGORY",
-    "CUSTOM",
-    "CUSTOM_GPU_KEYS",
-    "CUSTOM_GPU_TFLOPS",
-    "CUSTOM_MODEL_KEYS",
-    "CloneForm",
-    "CompareForm",
-    "CoolingChoiceField",
-    "DIRECT_FIELDS",
-    "ELECTRICITY_CATEGORY",
-    "ELECTRICITY_UNIT",
-    "FIELDSETS",
-    "FactChoiceField",
-    "Fieldset",
-    "GRID_CARBON_CATEGORY",
-    "GpuChoiceField",
-    "IntegerListField",
-    "MAX_GPUS_PER_NODE",
-    "MAX_NODES",
-    "MAX_TOKENS_B",
-    "NetworkChoiceField",
-    "SCALE_OUT_CATEGORY_PREFIX",
-    "ScenarioForm",
-    "ScenarioSearchForm",
-    "SignupForm",
-    "SwitchChoiceField",
-    "SystemChoiceField",
-    "initial_from_scenario",
-    "model_preset_choices",
-]
 
 
 class ScenarioForm(ScenarioFormChecks):

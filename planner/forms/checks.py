@@ -1,7 +1,8 @@
 """The scenario form's cross-field checks: what each workload needs, GPU and model shapes that fit together,
 parallel layouts that divide the cluster, prices that are known, and engine problems put back on their fields.
 
-`ScenarioFormChecks` declares no fields; `planner.forms.ScenarioForm` declares them and inherits these checks.
+`ScenarioFormChecks` declares no fields; `planner.forms.scenario.ScenarioForm` declares them and inherits
+these checks.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from django import forms
 
 from catalog.models import Gpu
 from planner.adapters import CLOUD_PRICE_REFERENCES, field_for_path
-from planner.forms_fields import CUSTOM, CUSTOM_MODEL_KEYS, MAX_TOKENS_B
+from planner.forms.fields import CUSTOM, CUSTOM_MODEL_KEYS, MAX_TOKENS_B
 from planner.models import FacilityKind, ParallelismMode, WorkloadKind
 
 

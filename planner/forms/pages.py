@@ -1,5 +1,5 @@
 """The planning pages' small forms: sign-up, clone, the scenario list's search and sort, and comparison picks.
-Re-exported by `planner.forms`.
+Exported by `planner.forms`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from catalog.models import Gpu
-from planner.forms_fields import GpuChoiceField
+from planner.forms.fields import GpuChoiceField
 
 
 class SignupForm(UserCreationForm):

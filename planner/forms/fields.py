@@ -1,7 +1,7 @@
 """Scenario form building blocks: limits and catalog categories, catalog choice fields that label rows with
 their key numbers and units, number-field helpers, and the form's fieldsets (which fields show together).
 
-`planner.forms.ScenarioForm` uses them; they are re-exported there.
+`planner.forms.scenario.ScenarioForm` uses them.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.forms_fields import CUSTOM, CUSTOM_GPU_KEYS, CUSTOM_GPU_TFLOPS, CUSTOM_MODEL_KEYS, DIRECT_FIELDS
+from planner.forms.fields import CUSTOM, CUSTOM_GPU_KEYS, CUSTOM_GPU_TFLOPS, CUSTOM_MODEL_KEYS, DIRECT_FIELDS
 from planner.models import JobScaling, Optimizer, Recompute, Scenario, WorkloadKind
 
 
