@@ -35,6 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
+from planner.engine.accuracy.trtllm_bench import engine_setting
 from planner.engine.inference.layout import ServingLayout
 from planner.engine.inference.service import (
     Concurrency,
@@ -138,9 +139,28 @@ def _speculation(cell: str) -> Speculation | None:
     return Speculation(method, int(passes), float(tau), 1.0 / 61.0, "published acceptance length")
 
 
+def _limits(case: dict[str, str]) -> tuple[int | None, int | None]:
+    """(max running requests, max batched tokens) of a case; "trtllm-bench" cells take the limits trtllm-bench
+    derives itself when its command line sets none (accuracy/trtllm_bench.py)."""
+    running, tokens = case["max_running"], case["max_batched_tokens"]
+    if "trtllm-bench" in (running, tokens):
+        bs, num_tokens = engine_setting(
+            _model(case["model"]),
+            case["gpu"],
+            case["precision"],
+            int(case["tp"]),
+            int(case["pp"]),
+            float(case["input_len"]),
+            float(case["output_len"]),
+        )
+        return bs, num_tokens
+    return (int(running) if running else None), (int(tokens) if tokens else None)
+
+
 def deployment_for(case: dict[str, str]) -> Deployment:
     """The Deployment the engine runs for one serving case."""
     spec = _speculation(case["speculative"])
+    max_running, max_tokens = _limits(case)
     workload = Workload(
         input=Lengths(float(case["input_len"]), case["input_distribution"], float(case["input_cv"] or 0.0)),
         output=Lengths(float(case["output_len"])),
@@ -164,8 +184,8 @@ def deployment_for(case: dict[str, str]) -> Deployment:
         gpus_per_node=int(case["gpus_per_node"]),
         scaleout_bytes_per_s=float(case["scaleout_gbps_per_gpu"] or 400) * 1e9 / 8.0,
         engine=EngineSettings(
-            max_running_requests=int(case["max_running"]) if case["max_running"] else None,
-            max_batched_tokens=int(case["max_batched_tokens"]) if case["max_batched_tokens"] else None,
+            max_running_requests=max_running,
+            max_batched_tokens=max_tokens,
             gpu_memory_utilization=float(case["memory_utilization"]),
             kv_block_tokens=int(case["kv_block"]),
             chunked_prefill=case["chunked_prefill"] == "true",
