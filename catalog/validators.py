@@ -39,16 +39,6 @@ def validate_non_negative(value: float | None) -> None:
         raise ValidationError("Cannot be negative (got %(value)s).", code="negative", params={"value": value})
 
 
-def validate_fraction(value: float | None) -> None:
-    """Ratios stored as fractions (0.42, not 42 %)."""
-    if value is not None and not 0.0 <= value <= 1.0:
-        raise ValidationError(
-            "Must be a fraction between 0 and 1 (got %(value)s).",
-            code="not_fraction",
-            params={"value": value},
-        )
-
-
 def validate_pue(value: float | None) -> None:
     if value is not None and value < PUE_MIN:
         raise ValidationError(

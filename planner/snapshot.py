@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.apps import apps
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 
 from planner.engine.facility import power
@@ -174,12 +176,10 @@ def snapshot_hash(snapshot: dict[str, dict[str, Any]]) -> str:
 
 
 def _field_label(model_name: str, field: str) -> str:
-    from django.apps import apps
-
     try:
         model = apps.get_model("catalog", model_name)
         return str(model._meta.get_field(field).verbose_name)
-    except (LookupError, Exception):  # a field or model that no longer exists keeps its raw name
+    except (LookupError, FieldDoesNotExist):  # a model or field that no longer exists keeps its raw name
         return field.replace("_", " ")
 
 
