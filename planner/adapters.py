@@ -16,6 +16,13 @@ from typing import Any
 
 from planner.engine.inputs.catalog import PCIE_FALLBACK_SOURCE, pcie_fallback_scaleup_gbs, pcie_generation
 from planner.engine.inputs.parse import PARALLELISM_KEYS
+from planner.engine.inputs.prices import (  # noqa: F401 (re-exported: their home moved to the engine)
+    CLOUD_PRICE_REFERENCES,
+    HOST_BOM_GPU_SLOTS,
+    HOST_BOM_SOURCE,
+    HOST_BOM_USD_PER_8_GPU_SERVER,
+    CloudPriceReference,
+)
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
 from planner.snapshot import COOLING_UNITS, cooling_overrides, scenario_gpu
 
@@ -23,57 +30,6 @@ from planner.snapshot import COOLING_UNITS, cooling_overrides, scenario_gpu
 AUTOMATIC_OBJECTIVE = "min_time"
 #: How many ranked layouts the automatic search returns (the best one is used, the rest are shown).
 AUTOMATIC_MAX_RESULTS = 5
-
-#: Non-GPU parts of an 8-GPU HGX/DGX H100 server (CPUs, DRAM, NICs, NVSwitch baseboard, storage, chassis and
-#: power supplies): USD 32,010 in SemiAnalysis's DGX H100 bill of materials as summed by Epoch AI
-#: (github.com/epoch-research/training-cost-trends, notebook section "Production cost of a DGX H100 server").
-#: Used per GPU slot only when neither a system price nor a typed server price is known.
-HOST_BOM_USD_PER_8_GPU_SERVER = 32_010.0
-HOST_BOM_GPU_SLOTS = 8
-HOST_BOM_SOURCE = (
-    "SemiAnalysis DGX H100 bill of materials, non-GPU parts USD 32,010 per 8-GPU server, as summed by Epoch AI "
-    "(https://github.com/epoch-research/training-cost-trends)"
-)
-
-
-@dataclass(frozen=True)
-class CloudPriceReference:
-    """A published on-demand rental price range for one catalog GPU (USD per GPU-hour); the planning figure is
-    the midpoint, the same convention the catalog uses for ranges."""
-
-    low_usd: float
-    high_usd: float
-    source: str
-
-    @property
-    def usd_per_gpu_hour(self) -> float:
-        return (self.low_usd + self.high_usd) / 2
-
-
-#: Specialty-cloud on-demand prices (not hyperscaler list prices, not reserved or spot).
-CLOUD_PRICE_REFERENCES: dict[str, CloudPriceReference] = {
-    "nvidia_a100_sxm4_80gb": CloudPriceReference(
-        1.10,
-        1.50,
-        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
-    ),
-    "nvidia_h100_sxm5_80gb": CloudPriceReference(
-        2.50,
-        3.50,
-        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
-    ),
-    "nvidia_h200_sxm_141gb": CloudPriceReference(
-        3.50,
-        4.50,
-        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
-    ),
-    "nvidia_b200_hgx": CloudPriceReference(
-        4.50,
-        6.00,
-        "specialized clouds on demand, March 2026 "
-        "(https://lyceum.technology/magazine/nvidia-b200-gpu-cloud-pricing-2026/)",
-    ),
-}
 
 # Catalog GPU column -> contract `tflops` key (all dense peaks; INT8 is TOPS, keyed like the precision).
 GPU_TFLOPS_KEYS = {

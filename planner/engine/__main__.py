@@ -4,6 +4,7 @@
     python -m planner.engine validate                the engine against the published runs it ships (exit 0/1)
     python -m planner.engine search FILE.json|-      searched configurations, one JSON object, exit 0
     python -m planner.engine size FILE.json|-        per GPU type the cheapest layout and GPU count for a service
+    python -m planner.engine fleet FILE.json|-       what to buy each period and where each workload runs
 
 Bad input (invalid JSON, a missing file, a bad field) exits 2 with one line per problem on stderr, each naming
 the field path; it never prints a traceback.
@@ -11,13 +12,18 @@ the field path; it never prints a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from planner.engine.inputs.errors import SpecError
 
-USAGE = "usage: python -m planner.engine {estimate FILE|-, search FILE|-, size FILE|-, validate}"
+USAGE = (
+    "usage: python -m planner.engine {estimate FILE|-, search FILE|-, size FILE|-, fleet FILE|-, validate}"
+)
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
@@ -48,6 +54,24 @@ def read_payload(source: str, stdin: TextIO) -> Any:
         raise InputError(f"input: invalid JSON: {err}") from None
 
 
+@contextlib.contextmanager
+def native_output_to_stderr() -> Iterator[None]:
+    """Send what native libraries print on file descriptor 1 (HiGHS's diagnostics) to stderr, so stdout stays one
+    JSON object."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def main(
     argv: list[str] | None = None,
     stdin: TextIO | None = None,
@@ -56,7 +80,7 @@ def main(
 ) -> int:
     args = sys.argv[1:] if argv is None else argv
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
-    if not args or args[0] not in ("estimate", "search", "size", "validate"):
+    if not args or args[0] not in ("estimate", "search", "size", "fleet", "validate"):
         print(USAGE, file=stderr)
         return EXIT_BAD_INPUT
     verb = args[0]
@@ -71,8 +95,14 @@ def main(
         payload = read_payload(args[1], stdin)
         from planner.engine import api
 
-        verbs = {"estimate": api.estimate, "search": api.search, "size": api.size_service}
-        result = verbs[verb](payload)
+        verbs = {
+            "estimate": api.estimate,
+            "search": api.search,
+            "size": api.size_service,
+            "fleet": api.fleet,
+        }
+        with native_output_to_stderr():
+            result = verbs[verb](payload)
         text = json.dumps(result, allow_nan=False)
     except InputError as err:
         print(err, file=stderr)

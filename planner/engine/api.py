@@ -51,6 +51,7 @@ __all__ = [
     "estimate",
     "search",
     "size_service",
+    "fleet",
     "presets",
     "catalog_gpu",
     "evaluate",
@@ -75,6 +76,13 @@ def size_service(payload: dict[str, Any]) -> dict[str, Any]:
     """Size a service (docs/engine-contract.md, "Sizing a service"): per candidate GPU type the cheapest layout
     and GPU count that serve `requests_per_s` within the latency targets. SpecError on bad input."""
     return size_service_answer(parse_service_request(payload))
+
+
+def fleet(payload: dict[str, Any]) -> dict[str, Any]:
+    """The fleet planner (docs/fleet-contract.md): what to buy each period and where each workload runs."""
+    from planner.engine.fleet import plan
+
+    return plan(payload)
 
 
 def search(payload: dict[str, Any]) -> SearchResult:
