@@ -1,7 +1,7 @@
 """The one boundary between the ORM and the engine: catalog rows + a Scenario -> the engine's JSON payload.
 
 Units convert here on the way in (form fractions stay fractions; catalog columns already carry the contract's
-units: GB, TB/s, TFLOPS, Gb/s, kW, USD). The adapter also records which catalog rows and values fed the payload
+units: GB, TB/s, TFLOPS, Gb/s, kW, USD). Which catalog rows and values fed the payload is recorded beside it
 (planner/snapshot.py), so a stored result can say later that the catalog changed since it was computed.
 
 The adapter never computes a figure: every number it sends is a catalog value (a range read by the catalog's
@@ -11,10 +11,18 @@ documented convention: midpoint or upper end) or a user input.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
-from planner.engine.inputs.catalog import PCIE_FALLBACK_SOURCE, pcie_fallback_scaleup_gbs, pcie_generation
+from catalog import seed_schema
+from planner.engine.facility import power
+from planner.engine.inputs.catalog import (
+    PCIE_FALLBACK_SOURCE,
+    TFLOPS_COLUMNS,
+    pcie_fallback_scaleup_gbs,
+    pcie_generation,
+)
 from planner.engine.inputs.parse import PARALLELISM_KEYS
 from planner.engine.inputs.prices import (  # noqa: F401 (re-exported: their home moved to the engine)
     CLOUD_PRICE_REFERENCES,
@@ -23,24 +31,26 @@ from planner.engine.inputs.prices import (  # noqa: F401 (re-exported: their hom
     HOST_BOM_USD_PER_8_GPU_SERVER,
     CloudPriceReference,
 )
+from planner.engine.inputs.units import KW
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
-from planner.snapshot import COOLING_UNITS, cooling_overrides, scenario_gpu
 
 #: Objective used for "automatic" parallelism: the fastest layout that fits (engine search objective).
 AUTOMATIC_OBJECTIVE = "min_time"
 #: How many ranked layouts the automatic search returns (the best one is used, the rest are shown).
 AUTOMATIC_MAX_RESULTS = 5
 
-# Catalog GPU column -> contract `tflops` key (all dense peaks; INT8 is TOPS, keyed like the precision).
-GPU_TFLOPS_KEYS = {
-    "fp32": "fp32_tflops",
-    "tf32": "tf32_tflops",
-    "bf16": "bf16_tflops",
-    "fp16": "fp16_tflops",
-    "fp8": "fp8_tflops",
-    "int8": "int8_tops",
-    "fp4": "fp4_tflops",
+#: Contract `tflops` key -> catalog Gpu column (all dense peaks; INT8 is TOPS, keyed like the precision): the
+#: engine's one map to the seed file's columns (engine/inputs/catalog.py TFLOPS_COLUMNS), each column followed
+#: to the model field it loads into (catalog/seed_schema.py).
+_GPU_FIELD_BY_SEED_COLUMN = {column.seed: column.field for column in seed_schema.GPUS.columns}
+GPU_TFLOPS_KEYS: dict[str, str] = {
+    key: _GPU_FIELD_BY_SEED_COLUMN[column] for key, column in TFLOPS_COLUMNS.items()
 }
+#: The Scenario's layout fields: the contract's parallelism keys a scenario stores (engine/inputs/parallelism.py
+#: PARALLELISM_KEYS, in its order).
+LAYOUT_FIELDS: tuple[str, ...] = tuple(
+    key for key in PARALLELISM_KEYS if key in {f.name for f in Scenario._meta.concrete_fields}
+)
 
 
 def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
@@ -94,8 +104,56 @@ def _network_payload(scenario: Scenario) -> dict[str, Any]:
     return network
 
 
+#: Engine `cluster.cooling` key -> unit, for the planner-input notes of catalog overrides.
+COOLING_UNITS = {
+    "rack_density_kw": "kW per rack",
+    "capex_usd_per_kw": "USD per kW of IT",
+    "wue_l_per_kwh": "L per IT kWh",
+}
+
+
+def cooling_overrides(row: Any) -> dict[str, tuple[float, str]]:
+    """A catalog cooling row's numbers, derived by the conventions power.py's COOLING_PRESETS document, kept
+    only where they differ from that technology's preset: engine key -> (value, how it was derived). Empty for
+    every row as shipped, so only an edited row changes results; a blank catalog value never overrides.
+
+    - rack_density_kw: upper end of the typical range, else the one typical figure (immersion_1p's 40 kW);
+    - capex_usd_per_kw: midpoint of the low-high range (one end alone: that figure);
+    - wue_l_per_kwh: the row's figure, for a preset that carries one (the immersion presets report no water
+      use rather than the catalog's vendor-claimed ~0).
+
+    PUE is not read from the row: the catalog gives a range, and the engine's one figure per technology says
+    where it comes from (an industry average, the range's conservative end, or a planning assumption). A plan
+    states another PUE on the scenario itself.
+    """
+    preset = power.COOLING_PRESETS.get(row.pk)
+    if preset is None:
+        return {}  # not a technology the engine knows: the engine names the problem
+    density = row.rack_density_kw_typical_high
+    density = density if density is not None else row.rack_density_kw_typical
+    capex_ends = [v for v in (row.capex_usd_per_kw_low, row.capex_usd_per_kw_high) if v is not None]
+    derived = {
+        "rack_density_kw": (density, preset.rack_density_w / KW, "upper end of the typical rack density"),
+        "capex_usd_per_kw": (
+            sum(capex_ends) / len(capex_ends) if capex_ends else None,
+            preset.capex_usd_per_w * KW,
+            "midpoint of the capex range",
+        ),
+        "wue_l_per_kwh": (
+            row.wue_l_per_kwh if preset.wue_l_per_kwh is not None else None,
+            preset.wue_l_per_kwh,
+            "WUE",
+        ),
+    }
+    return {
+        key: (value, how)
+        for key, (value, preset_value, how) in derived.items()
+        if value is not None and (preset_value is None or not math.isclose(value, preset_value, rel_tol=1e-9))
+    }
+
+
 def _cooling_overrides(scenario: Scenario) -> dict[str, tuple[float, str]]:
-    """The catalog overrides this scenario sends (planner/snapshot.py `cooling_overrides`)."""
+    """The catalog overrides this scenario sends (`cooling_overrides`)."""
     return {} if scenario.cooling_id is None else cooling_overrides(scenario.cooling)
 
 
@@ -111,7 +169,7 @@ def _cooling_payload(scenario: Scenario) -> dict[str, Any] | None:
 
 
 def cluster_payload(scenario: Scenario) -> dict[str, Any]:
-    gpu = scenario_gpu(scenario)
+    gpu = scenario.catalog_gpu
     cluster: dict[str, Any] = {
         "gpu": dict(scenario.custom_gpu) if scenario.custom_gpu else (gpu_payload(gpu) if gpu else None),
         "gpus_per_node": scenario.gpus_per_node,
@@ -140,19 +198,7 @@ def model_payload(scenario: Scenario) -> str | dict[str, Any]:
 
 def parallelism_payload(scenario: Scenario) -> dict[str, Any]:
     """Manual layout; dp and global_batch are left out when blank (the engine derives dp, defaults the batch)."""
-    return _drop_none(
-        {
-            "tp": scenario.tp,
-            "pp": scenario.pp,
-            "dp": scenario.dp,
-            "cp": scenario.cp,
-            "ep": scenario.ep,
-            "zero_stage": scenario.zero_stage,
-            "recompute": scenario.recompute,
-            "micro_batch": scenario.micro_batch,
-            "global_batch": scenario.global_batch,
-        }
-    )
+    return _drop_none({key: getattr(scenario, key) for key in LAYOUT_FIELDS})
 
 
 def workload_payload(scenario: Scenario) -> dict[str, Any]:
@@ -203,7 +249,7 @@ class PlanningInput:
 def _gpu_price_usd(scenario: Scenario) -> float | None:
     if scenario.custom_gpu:
         return scenario.custom_gpu.get("price_usd")
-    gpu = scenario_gpu(scenario)
+    gpu = scenario.catalog_gpu
     return gpu.price_usd if gpu is not None else None
 
 
@@ -251,8 +297,7 @@ def cloud_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]
     """Rental price per GPU-hour: the typed one, else the reference range midpoint for the catalog GPU."""
     if scenario.cloud_usd_per_gpu_hour is not None:
         return scenario.cloud_usd_per_gpu_hour, None
-    gpu = None if scenario.custom_gpu else scenario_gpu(scenario)
-    note = cloud_price_reference(gpu.pk if gpu is not None else None)
+    note = cloud_price_reference(scenario.catalog_gpu_id)
     return (note.value, note) if note is not None else (None, None)
 
 
@@ -290,9 +335,8 @@ def cooling_notes(scenario: Scenario) -> list[PlanningInput]:
 def planning_inputs(scenario: Scenario) -> list[dict[str, Any]]:
     """The engine inputs this scenario leaves to the planner's documented defaults or takes from an edited
     catalog cooling row."""
-    gpu = None if scenario.custom_gpu else scenario_gpu(scenario)
     notes = [
-        pcie_fallback_note(gpu),
+        pcie_fallback_note(scenario.catalog_gpu),
         server_price(scenario)[1],
         cloud_price(scenario)[1],
         *cooling_notes(scenario),

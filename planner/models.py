@@ -7,10 +7,15 @@ figure and `planner.services` stores what it returned.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
+
+if TYPE_CHECKING:
+    from catalog.models import Gpu
 
 
 class WorkloadKind(models.TextChoices):
@@ -168,6 +173,23 @@ class Scenario(models.Model):
     @property
     def total_gpus(self) -> int:
         return self.nodes * self.gpus_per_node
+
+    @property
+    def catalog_gpu_id(self) -> str | None:
+        """Which catalog GPU this scenario runs on, the one rule: its own choice, else its system template's GPU;
+        None for custom GPU numbers (or a template whose GPU is not in the catalog). Reads ids only."""
+        if self.custom_gpu:
+            return None
+        if self.gpu_id is not None:
+            return self.gpu_id
+        return self.system.gpu_id if self.system_id is not None else None
+
+    @property
+    def catalog_gpu(self) -> Gpu | None:
+        """The catalog row of `catalog_gpu_id`."""
+        if self.catalog_gpu_id is None:
+            return None
+        return self.gpu if self.gpu_id is not None else self.system.gpu
 
 
 class ScenarioResult(models.Model):

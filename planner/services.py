@@ -41,6 +41,19 @@ CLONED_FIELDS = tuple(
 )
 
 
+def scenario_on_gpu(scenario: Scenario, gpu: Any | None = None, *, owner_id: Any = None) -> Scenario:
+    """An unsaved copy of `scenario` (CLONED_FIELDS), owned by `owner_id` (default: the scenario's owner), on
+    catalog GPU `gpu` when given. On another GPU than the scenario's own, its system template, custom GPU and
+    typed node price are dropped (a price typed for the old GPU would misprice the new one); on the same GPU
+    the copy is exact. "Clone on another GPU" and every GPU entry of a sweep are built with this."""
+    copy = Scenario(owner_id=scenario.owner_id if owner_id is None else owner_id)
+    for name in CLONED_FIELDS:
+        setattr(copy, name, getattr(scenario, name))
+    if gpu is not None and scenario.catalog_gpu_id != gpu.pk:
+        copy.gpu, copy.system, copy.custom_gpu, copy.server_price_usd = gpu, None, None, None
+    return copy
+
+
 def _engine() -> Any:
     """The engine API (imported on first use so the site still starts while the engine is being installed)."""
     from planner.engine import api
@@ -259,12 +272,7 @@ def scenario_clone(
     *, scenario: Scenario, owner: AbstractBaseUser, name: str = "", gpu: Any | None = None
 ) -> Scenario:
     """Copy a scenario (optionally on another catalog GPU) and evaluate the copy."""
-    copy = Scenario(owner=owner)
-    for field in CLONED_FIELDS:
-        setattr(copy, field, getattr(scenario, field))
-    if gpu is not None:
-        copy.gpu, copy.system, copy.custom_gpu = gpu, None, None
-        copy.server_price_usd = None  # a node price typed for the old GPU would misprice the new one
+    copy = scenario_on_gpu(scenario, gpu, owner_id=owner.pk)
     copy.name = (name or _clone_name(scenario, gpu))[: Scenario._meta.get_field("name").max_length]
     evaluation = scenario_evaluation_run(scenario=copy)
     with transaction.atomic():
@@ -282,7 +290,7 @@ def _clone_name(scenario: Scenario, gpu: Any | None) -> str:
     """ "Copy of X", or X with the GPU's short name swapped ("… on 64 H100s" -> "… on 64 B200s")."""
     if gpu is None:
         return f"Copy of {scenario.name}"
-    old = _short_gpu_name(scenario.gpu or (scenario.system.gpu if scenario.system_id else None))
+    old = _short_gpu_name(scenario.catalog_gpu)
     new = _short_gpu_name(gpu)
     if old and new and old != new and old in scenario.name:
         return scenario.name.replace(old, new)

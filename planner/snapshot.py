@@ -1,14 +1,13 @@
 """Which catalog rows and values fed a scenario's engine payload, so a stored result can say later that the
 catalog changed since it was computed (the "catalog changed" notice and re-evaluation on the results page).
 
-It also reads a catalog cooling row the way the engine's cooling presets were derived from it
-(`cooling_overrides`), so an edited row's numbers reach the engine and the snapshot records what was read."""
+The values recorded are the catalog columns the adapter (planner/adapters.py) reads to build the payload.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -17,8 +16,7 @@ from django.apps import apps
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 
-from planner.engine.facility import power
-from planner.engine.inputs.units import KW
+from planner.adapters import GPU_TFLOPS_KEYS
 from planner.models import FacilityKind, Scenario
 
 # Catalog fields that feed the payload, per catalog model (the snapshot records exactly these).
@@ -27,13 +25,7 @@ GPU_FIELDS = (
     "model",
     "memory_gb",
     "mem_bandwidth_tbs",
-    "fp32_tflops",
-    "tf32_tflops",
-    "bf16_tflops",
-    "fp16_tflops",
-    "fp8_tflops",
-    "int8_tops",
-    "fp4_tflops",
+    *GPU_TFLOPS_KEYS.values(),
     "tdp_w",
     "scaleup_bw_gbs",
     "pcie_gen",
@@ -43,7 +35,7 @@ SYSTEM_FIELDS = ("vendor", "name", "gpus", "system_max_power_kw", "price_usd")
 CPU_FIELDS = ("vendor", "model", "cores", "tdp_w", "price_usd")
 INTERCONNECT_FIELDS = ("name", "port_rate_gbps")
 SWITCH_FIELDS = ("vendor", "model", "ports", "port_speed_gbps", "power_w", "price_usd")
-#: Cooling: the name and every number `cooling_overrides` reads (an edit to one can change the payload).
+#: Cooling: the name and every number `adapters.cooling_overrides` reads (an edit to one can change the payload).
 COOLING_FIELDS = (
     "name",
     "rack_density_kw_typical",
@@ -84,67 +76,10 @@ def _row_entry(role: str, row: models.Model, fields: Iterable[str]) -> dict[str,
     }
 
 
-def scenario_gpu(scenario: Scenario) -> Any:
-    """The catalog GPU a scenario uses: its own choice, else the system template's GPU."""
-    if scenario.gpu_id is not None:
-        return scenario.gpu
-    if scenario.system_id is not None and scenario.system.gpu_id is not None:
-        return scenario.system.gpu
-    return None
-
-
-#: Engine `cluster.cooling` key -> unit, for the planner-input notes of catalog overrides.
-COOLING_UNITS = {
-    "rack_density_kw": "kW per rack",
-    "capex_usd_per_kw": "USD per kW of IT",
-    "wue_l_per_kwh": "L per IT kWh",
-}
-
-
-def cooling_overrides(row: Any) -> dict[str, tuple[float, str]]:
-    """A catalog cooling row's numbers, derived by the conventions power.py's COOLING_PRESETS document, kept
-    only where they differ from that technology's preset: engine key -> (value, how it was derived). Empty for
-    every row as shipped, so only an edited row changes results; a blank catalog value never overrides.
-
-    - rack_density_kw: upper end of the typical range, else the one typical figure (immersion_1p's 40 kW);
-    - capex_usd_per_kw: midpoint of the low-high range (one end alone: that figure);
-    - wue_l_per_kwh: the row's figure, for a preset that carries one (the immersion presets report no water
-      use rather than the catalog's vendor-claimed ~0).
-
-    PUE is not read from the row: the catalog gives a range, and the engine's one figure per technology says
-    where it comes from (an industry average, the range's conservative end, or a planning assumption). A plan
-    states another PUE on the scenario itself.
-    """
-    preset = power.COOLING_PRESETS.get(row.pk)
-    if preset is None:
-        return {}  # not a technology the engine knows: the engine names the problem
-    density = row.rack_density_kw_typical_high
-    density = density if density is not None else row.rack_density_kw_typical
-    capex_ends = [v for v in (row.capex_usd_per_kw_low, row.capex_usd_per_kw_high) if v is not None]
-    derived = {
-        "rack_density_kw": (density, preset.rack_density_w / KW, "upper end of the typical rack density"),
-        "capex_usd_per_kw": (
-            sum(capex_ends) / len(capex_ends) if capex_ends else None,
-            preset.capex_usd_per_w * KW,
-            "midpoint of the capex range",
-        ),
-        "wue_l_per_kwh": (
-            row.wue_l_per_kwh if preset.wue_l_per_kwh is not None else None,
-            preset.wue_l_per_kwh,
-            "WUE",
-        ),
-    }
-    return {
-        key: (value, how)
-        for key, (value, preset_value, how) in derived.items()
-        if value is not None and (preset_value is None or not math.isclose(value, preset_value, rel_tol=1e-9))
-    }
-
-
 def catalog_snapshot(scenario: Scenario) -> dict[str, dict[str, Any]]:
     """The catalog rows (id, updated_at, sources) and values that feed this scenario's payload, by role."""
     rows: list[tuple[str, Any, tuple[str, ...]]] = [
-        ("gpu", None if scenario.custom_gpu else scenario_gpu(scenario), GPU_FIELDS),
+        ("gpu", scenario.catalog_gpu, GPU_FIELDS),
         ("system", scenario.system if scenario.system_id else None, SYSTEM_FIELDS),
         ("cpu", scenario.cpu if scenario.cpu_id else None, CPU_FIELDS),
         ("network", scenario.network if scenario.network_id else None, INTERCONNECT_FIELDS),

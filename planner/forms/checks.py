@@ -13,8 +13,8 @@ from django import forms
 
 from catalog.models import Gpu
 from planner.adapters import CLOUD_PRICE_REFERENCES, field_for_path
-from planner.forms.fields import CUSTOM, CUSTOM_MODEL_KEYS, MAX_TOKENS_B
-from planner.models import FacilityKind, ParallelismMode, WorkloadKind
+from planner.forms.fields import CUSTOM, CUSTOM_MODEL_KEYS, HAND_SET_LAYOUT_FIELDS, MAX_TOKENS_B
+from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
 
 
 class ScenarioFormChecks(forms.Form):
@@ -120,7 +120,7 @@ class ScenarioFormChecks(forms.Form):
         self._require(data, "global_batch")
         if data.get("parallelism_mode") != ParallelismMode.MANUAL:
             return
-        for name in ("tp", "pp", "cp", "ep", "micro_batch"):
+        for name in HAND_SET_LAYOUT_FIELDS:
             self._require(data, name, "Needed when parallelism is set by hand.")
         gpn, nodes = data.get("gpus_per_node"), data.get("nodes")
         tp, pp, cp, dp = data.get("tp"), data.get("pp"), data.get("cp"), data.get("dp")
@@ -154,12 +154,11 @@ class ScenarioFormChecks(forms.Form):
             )
 
     def _chosen_gpu(self, data: dict[str, Any]) -> Gpu | None:
+        """The catalog GPU the cleaned choice stands for (`Scenario.catalog_gpu`, the one rule)."""
         source = data.get("gpu_source")
-        if source == "catalog":
-            return data.get("gpu")
-        if source == "system" and data.get("system") is not None:
-            return data["system"].gpu
-        return None
+        gpu = data.get("gpu") if source == "catalog" else None
+        system = data.get("system") if source == "system" else None
+        return Scenario(gpu=gpu, system=system).catalog_gpu
 
     def _clean_prices(self, data: dict[str, Any]) -> None:
         """Server and rental prices must be known: typed, from the catalog, or from a published reference."""

@@ -247,4 +247,6 @@ CUSTOM_GPU_KEYS = {
     "custom_gpu_price_usd": "price_usd",
 }
 CUSTOM_GPU_TFLOPS = {"custom_gpu_bf16_tflops": ("bf16", "fp16"), "custom_gpu_fp8_tflops": ("fp8",)}
+#: Layout degrees a hand-set layout needs (required in manual mode; 1 when left blank otherwise).
+HAND_SET_LAYOUT_FIELDS = ("tp", "pp", "cp", "ep", "micro_batch")
 CUSTOM_MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_type", "vocab", "seq_len")

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.forms.fields import CUSTOM, CUSTOM_GPU_KEYS, CUSTOM_GPU_TFLOPS, CUSTOM_MODEL_KEYS, DIRECT_FIELDS
+from planner.forms.fields import (
+    CUSTOM,
+    CUSTOM_GPU_KEYS,
+    CUSTOM_GPU_TFLOPS,
+    CUSTOM_MODEL_KEYS,
+    DIRECT_FIELDS,
+    HAND_SET_LAYOUT_FIELDS,
+)
 from planner.models import JobScaling, Optimizer, Recompute, Scenario, WorkloadKind
 
 
@@ -30,9 +37,9 @@ def scenario_inputs_from(data: dict[str, Any]) -> dict[str, Any]:
         inputs["optimizer"] = Optimizer.ADAMW
     if not inputs.get("job_scaling"):
         inputs["job_scaling"] = JobScaling.AMDAHL
-    for name, default in (("tp", 1), ("pp", 1), ("cp", 1), ("ep", 1), ("micro_batch", 1)):
+    for name in HAND_SET_LAYOUT_FIELDS:
         if inputs.get(name) is None:
-            inputs[name] = default
+            inputs[name] = 1
     if inputs.get("zero_stage") is None:
         inputs["zero_stage"] = 1
     if not inputs.get("recompute"):

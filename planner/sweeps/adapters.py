@@ -15,7 +15,7 @@ from planner import adapters
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.search import sweep as engine_sweep
 from planner.models import Scenario, WorkloadKind
-from planner.services import CLONED_FIELDS
+from planner.services import scenario_on_gpu
 
 #: A rental price is required by the engine's economics but no sweep figure uses it (sweeps rank owned
 #: clusters); a GPU without a published rental price gets this placeholder, flagged in the spec's notes.
@@ -34,27 +34,6 @@ class SweepInputs:
     objective: str
     constraints: dict[str, float | None] = field(default_factory=dict)
     top_n: int = engine_sweep.TOP_N_DEFAULT
-
-
-def scenario_gpu_id(scenario: Scenario) -> str | None:
-    if scenario.custom_gpu:
-        return None
-    if scenario.gpu_id is not None:
-        return scenario.gpu_id
-    if scenario.system_id is not None:
-        return scenario.system.gpu_id
-    return None
-
-
-def scenario_on_gpu(scenario: Scenario, gpu: Any) -> Scenario:
-    """An unsaved copy of `scenario` on catalog GPU `gpu` (the scenario itself when it already uses it); a
-    system template or a typed node price of another GPU would misprice the new one, so they are dropped."""
-    copy = Scenario(owner_id=scenario.owner_id)
-    for name in CLONED_FIELDS:
-        setattr(copy, name, getattr(scenario, name))
-    if scenario_gpu_id(scenario) != gpu.pk:
-        copy.gpu, copy.system, copy.custom_gpu, copy.server_price_usd = gpu, None, None, None
-    return copy
 
 
 def gpu_entry(scenario: Scenario, gpu: Any) -> tuple[dict[str, Any], list[str]]:

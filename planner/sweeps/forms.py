@@ -12,7 +12,7 @@ from catalog.models import Gpu
 from planner.engine.inputs.errors import SpecError
 from planner.engine.search import sweep as engine_sweep
 from planner.models import Precision, Recompute, Scenario
-from planner.sweeps.adapters import SweepInputs, scenario_gpu_id
+from planner.sweeps.adapters import SweepInputs
 
 #: Largest node count a sweep accepts (the engine's own bound on cluster.nodes).
 MAX_NODES = 1_000_000
@@ -171,7 +171,7 @@ class SweepForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.scenario = scenario
         self.fields["gpus"].queryset = Gpu.objects.order_by("vendor", "model")
-        self.fields["gpus"].priced_gpu_id = scenario_gpu_id(scenario)
+        self.fields["gpus"].priced_gpu_id = scenario.catalog_gpu_id
         for name, (label, help_text) in DEGREE_FIELDS.items():
             self.fields[name].label = label
             self.fields[name].help_text = help_text
@@ -244,7 +244,7 @@ def field_for_path(path: str) -> str | None:
 def initial_for(scenario: Scenario) -> dict[str, Any]:
     """A first sweep around the scenario: its GPU, half to four times its node count, virtual stages 1."""
     n = scenario.nodes
-    gpu_id = scenario_gpu_id(scenario)
+    gpu_id = scenario.catalog_gpu_id
     return {
         "name": f"Sweep of {scenario.name}"[:200],
         "gpus": [gpu_id] if gpu_id else [],

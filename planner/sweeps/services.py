@@ -34,7 +34,7 @@ from planner.engine.search import sweep as engine_sweep
 from planner.engine.version import ENGINE_VERSION
 from planner.models import ParallelismMode, Scenario
 from planner.sweeps import conf
-from planner.sweeps.adapters import SweepInputs, scenario_on_gpu, spec_from_scenario
+from planner.sweeps.adapters import SweepInputs, spec_from_scenario
 from planner.sweeps.models import (
     ACTIVE_STATUSES,
     OUTSTANDING_CHUNK_STATUSES,
@@ -440,7 +440,7 @@ def sweep_open_scenario(*, run: SweepRun, owner: AbstractBaseUser, chunk: int, r
     gpu = Gpu.objects.filter(pk=entry.get("catalog_id")).first()
     if gpu is None:
         raise SweepRefused(f"The GPU {entry['label']} is no longer in the catalog.")
-    copy = scenario_on_gpu(source, gpu)
+    copy = planner_services.scenario_on_gpu(source, gpu)
     inputs = {name: getattr(copy, name) for name in planner_services.CLONED_FIELDS}
     inputs.update(
         nodes=config["nodes"],

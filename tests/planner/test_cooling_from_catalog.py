@@ -61,7 +61,7 @@ def test_every_seeded_cooling_row_sends_no_numbers_so_results_stay_as_before(cat
     technologies = Cooling.objects.filter(category=COOLING_CATEGORY)
     assert technologies.count() >= 6
     for row in Cooling.objects.all():
-        assert snapshots.cooling_overrides(row) == {}, row.pk
+        assert adapters.cooling_overrides(row) == {}, row.pk
     for row in technologies:
         assert row.pk in power.COOLING_PRESETS
         scenario = _unsaved(cooling=row.pk)
@@ -108,7 +108,7 @@ def test_an_edited_pue_range_leaves_the_engines_documented_pue(catalog, alice):
     scenario = make_scenario(alice, cooling="immersion_1p", **MANUAL)
     row = Cooling.objects.get(pk="immersion_1p")
     _edit("immersion_1p", pue_low=row.pue_low + 0.1, pue_high=row.pue_high + 0.15)
-    assert snapshots.cooling_overrides(Cooling.objects.get(pk="immersion_1p")) == {}
+    assert adapters.cooling_overrides(Cooling.objects.get(pk="immersion_1p")) == {}
     after = _reevaluated(scenario).latest_result.output["power"]
     assert after["pue"] == power.COOLING_PRESETS["immersion_1p"].pue
 
@@ -150,7 +150,7 @@ def test_a_pue_typed_on_the_scenario_wins_over_an_edited_row(catalog, alice):
 
 def test_a_blank_catalog_value_never_overrides(catalog):
     _edit("immersion_2p", rack_density_kw_typical=None, rack_density_kw_typical_high=None, wue_l_per_kwh=None)
-    assert snapshots.cooling_overrides(Cooling.objects.get(pk="immersion_2p")) == {}
+    assert adapters.cooling_overrides(Cooling.objects.get(pk="immersion_2p")) == {}
     payload = adapters.scenario_payload(_unsaved(cooling="immersion_2p"))
     assert payload["cluster"]["cooling"] == {"name": "immersion_2p"}
 
