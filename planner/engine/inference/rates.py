@@ -109,7 +109,7 @@ EAGER_STEP_OVERHEAD_S = 3.0e-3
 #: throughput T reads [low x T, high x T].
 THROUGHPUT_RANGE = (0.57, 1.41)
 #: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
-LATENCY_RANGE = (0.72, 2.89)
+LATENCY_RANGE = (0.72, 2.76)
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
