@@ -414,10 +414,10 @@ def cost_summary(spec: FleetSpec, per_period: list[dict[str, Any]], sol: Solutio
         if v.kind == "buy" and round(sol.x[k]) > 0:
             residual += round(sol.x[k]) * (spec.pools[v.p].node_usd or 0.0) * residual_share(spec, v.t)
     return {
-        "tco_usd": capex + opex + cloud,
-        "npv_usd": npv - residual * discount(spec, T),
-        "capex_usd": capex,
-        "opex_usd": opex,
-        "cloud_usd": cloud,
-        "residual_value_usd": residual,
+        "tco_usd": float(capex + opex + cloud),
+        "npv_usd": float(npv - residual * discount(spec, T)),
+        "capex_usd": float(capex),
+        "opex_usd": float(opex),
+        "cloud_usd": float(cloud),
+        "residual_value_usd": float(residual),
     }

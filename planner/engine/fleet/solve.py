@@ -18,8 +18,8 @@ from planner.engine.fleet.model import LIMITS, Model, build
 from planner.engine.fleet.spec import FleetSpec
 
 SOLVER_NAME = "HiGHS via scipy.optimize.milp"
-#: Relative MIP gap at which HiGHS stops (0.01%): purchases are whole nodes worth 1e5-1e6 USD each.
-MIP_REL_GAP = 1e-4
+#: Relative MIP gap at which HiGHS stops (0.1%).
+MIP_REL_GAP = 1e-3
 #: Unserved GPU-hours below this count as served (numerical noise).
 SHORT_TOL_GPU_H = 1e-3
 #: Objective scale (USD -> millions of USD) to keep HiGHS' coefficients near 1.
