@@ -7,7 +7,7 @@ figure and `planner.services` stores what it returned.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -15,7 +15,7 @@ from django.db import models
 from django.urls import reverse
 
 if TYPE_CHECKING:
-    from catalog.models import Gpu
+    from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
 
 
 class WorkloadKind(models.TextChoices):
@@ -190,6 +190,67 @@ class Scenario(models.Model):
         if self.catalog_gpu_id is None:
             return None
         return self.gpu if self.gpu_id is not None else self.system.gpu
+
+
+class ScenarioInputs(TypedDict):
+    """What the scenario form hands to the services: a value for every Scenario input, in the Scenario's units
+    (fractions, catalog rows, the contract's custom GPU and model objects). `planner.forms.inputs` builds it
+    from a valid form; `planner.services` applies it to a new or existing Scenario."""
+
+    name: str
+    notes: str
+    # cluster
+    gpu: Gpu | None
+    system: System | None
+    custom_gpu: dict[str, Any] | None
+    nodes: int
+    gpus_per_node: int
+    cpu: Cpu | None
+    network: Interconnect | None
+    switch: Switch | None
+    topology: str
+    network_tiers: int | None
+    oversubscription: float
+    cooling: Cooling | None
+    pue: float | None
+    storage_tb: float
+    # workload
+    workload_kind: str
+    model_preset: str
+    custom_model: dict[str, Any] | None
+    tokens_b: float | None
+    precision: str
+    optimizer: str
+    parallelism_mode: str
+    tp: int
+    pp: int
+    dp: int | None
+    cp: int
+    ep: int
+    zero_stage: int
+    recompute: str
+    micro_batch: int
+    global_batch: int | None
+    serving_batch: int | None
+    context_len: int | None
+    output_len: int | None
+    target_tokens_per_s: float | None
+    max_ttft_s: float | None
+    max_tpot_s: float | None
+    job_single_gpu_hours: float | None
+    job_parallel_fraction: float | None
+    job_scaling: str
+    # economics
+    electricity: EconomicsFact | None
+    electricity_usd_per_kwh: float | None
+    facility: str
+    colocation: EconomicsFact | None
+    grid_carbon: EconomicsFact | None
+    years: int
+    utilization: float
+    discount_rate: float
+    cloud_usd_per_gpu_hour: float | None
+    server_price_usd: float | None
 
 
 class ScenarioResult(models.Model):

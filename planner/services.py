@@ -23,7 +23,7 @@ from django.utils import timezone
 from planner import adapters
 from planner import snapshot as snapshots
 from planner.engine.inputs.errors import Problem, SpecError
-from planner.models import Scenario, ScenarioResult, ShareLink
+from planner.models import Scenario, ScenarioInputs, ScenarioResult, ShareLink
 from planner.reports.columns import summary_from_output
 
 #: Bytes of randomness in a share token (secrets.token_urlsafe: 32 bytes -> 43 URL-safe characters).
@@ -176,7 +176,8 @@ def _result_store(*, scenario: Scenario, evaluation: Evaluation) -> ScenarioResu
     return result
 
 
-def _assign(scenario: Scenario, inputs: dict[str, Any]) -> None:
+def _assign(scenario: Scenario, inputs: ScenarioInputs) -> None:
+    """Set every Scenario input the form gave (ScenarioInputs names Scenario fields only)."""
     for name, value in inputs.items():
         setattr(scenario, name, value)
 
@@ -189,7 +190,7 @@ PREVIEW_MAX_LAYERS = 1_024
 PREVIEW_MAX_GPUS = 1_048_576
 
 
-def preview_cost_problems(inputs: dict[str, Any]) -> dict[str, str]:
+def preview_cost_problems(inputs: ScenarioInputs) -> dict[str, str]:
     """Form field -> why a live preview of these inputs would cost more than one preview may (empty: fine)."""
     problems: dict[str, str] = {}
     layers = (inputs.get("custom_model") or {}).get("layers")
@@ -207,14 +208,14 @@ def preview_cost_problems(inputs: dict[str, Any]) -> dict[str, str]:
     return problems
 
 
-def scenario_preview(*, owner: AbstractBaseUser, inputs: dict[str, Any]) -> Evaluation:
+def scenario_preview(*, owner: AbstractBaseUser | None, inputs: ScenarioInputs) -> Evaluation:
     """Evaluate form inputs without saving anything (live recalculation on the edit page)."""
     scenario = Scenario(owner=owner)
     _assign(scenario, inputs)
     return scenario_evaluation_run(scenario=scenario)
 
 
-def scenario_create(*, owner: AbstractBaseUser, inputs: dict[str, Any]) -> Scenario:
+def scenario_create(*, owner: AbstractBaseUser, inputs: ScenarioInputs) -> Scenario:
     """Create a scenario and its first result; raises SpecError (nothing written) when the engine rejects it."""
     scenario = Scenario(owner=owner)
     _assign(scenario, inputs)
@@ -240,7 +241,7 @@ CHANGED_ELSEWHERE_MESSAGE = (
 
 
 def scenario_update(
-    *, scenario: Scenario, inputs: dict[str, Any], expected_version: int | None = None
+    *, scenario: Scenario, inputs: ScenarioInputs, expected_version: int | None = None
 ) -> Scenario:
     """Change a scenario's inputs and store a new result; earlier results stay readable in its history.
     `expected_version`: the version the edit started from; ScenarioChanged (nothing saved) when another save

@@ -29,7 +29,7 @@ from planner.api.selectors import owned_result, owned_scenario
 from planner.api.throttles import EstimateThrottle, FairUseThrottle
 from planner.engine.inputs.errors import SpecError
 from planner.forms import ScenarioForm, initial_from_scenario
-from planner.models import Scenario, ScenarioResult
+from planner.models import Scenario, ScenarioInputs, ScenarioResult
 from planner.starters import DEFAULT_INITIAL, STARTERS_BY_KEY
 
 #: Optional body key naming a ready-made scenario to start from (planner.starters.STARTERS).
@@ -133,7 +133,7 @@ def form_data(body: Any, base: dict[str, Any]) -> dict[str, Any]:
     return {key: "" if value is None else value for key, value in merged.items()}
 
 
-def validated_inputs(data: dict[str, Any]) -> tuple[ScenarioForm, dict[str, Any]]:
+def validated_inputs(data: dict[str, Any]) -> tuple[ScenarioForm, ScenarioInputs]:
     form = ScenarioForm(data)
     if not form.is_valid():
         raise InvalidInput(_form_errors(form))

@@ -15,40 +15,76 @@ from planner.forms.fields import (
     DIRECT_FIELDS,
     HAND_SET_LAYOUT_FIELDS,
 )
-from planner.models import JobScaling, Optimizer, Recompute, Scenario, WorkloadKind
+from planner.models import JobScaling, Optimizer, Recompute, Scenario, ScenarioInputs, WorkloadKind
 
 
-def scenario_inputs_from(data: dict[str, Any]) -> dict[str, Any]:
-    """Scenario field values (catalog rows as instances, ratios as fractions) from a valid form."""
-    inputs: dict[str, Any] = {name: data.get(name) for name in DIRECT_FIELDS}
+def scenario_inputs_from(data: dict[str, Any]) -> ScenarioInputs:
+    """Scenario field values (catalog rows as instances, ratios as fractions) from a valid form; what was left
+    blank takes the engine's default (ADAMW, selective recompute, ZeRO-1, degrees of 1, non-blocking fabric)."""
     source = data["gpu_source"]
-    inputs["gpu"] = data.get("gpu") if source == "catalog" else None
-    inputs["system"] = data.get("system") if source == "system" else None
-    inputs["custom_gpu"] = _custom_gpu(data) if source == CUSTOM else None
     preset = data.get("model_preset") or ""
     custom_model = preset == CUSTOM and data.get("workload_kind") != WorkloadKind.JOB
-    inputs["model_preset"] = "" if preset == CUSTOM else preset
-    inputs["custom_model"] = (
-        {key: data[f"custom_model_{key}"] for key in CUSTOM_MODEL_KEYS} if custom_model else None
+    degrees = {name: _given(data.get(name), 1) for name in HAND_SET_LAYOUT_FIELDS}
+    return ScenarioInputs(
+        name=data.get("name"),
+        notes=data.get("notes"),
+        gpu=data.get("gpu") if source == "catalog" else None,
+        system=data.get("system") if source == "system" else None,
+        custom_gpu=_custom_gpu(data) if source == CUSTOM else None,
+        nodes=data.get("nodes"),
+        gpus_per_node=data.get("gpus_per_node"),
+        cpu=data.get("cpu"),
+        network=data.get("network"),
+        switch=data.get("switch"),
+        topology=data.get("topology"),
+        network_tiers=data.get("network_tiers"),
+        oversubscription=_given(data.get("oversubscription"), 1.0),
+        cooling=data.get("cooling"),
+        pue=data.get("pue"),
+        storage_tb=_given(data.get("storage_tb"), 0.0),
+        workload_kind=data.get("workload_kind"),
+        model_preset="" if preset == CUSTOM else preset,
+        custom_model={key: data[f"custom_model_{key}"] for key in CUSTOM_MODEL_KEYS}
+        if custom_model
+        else None,
+        tokens_b=data.get("tokens_b"),
+        precision=data.get("precision"),
+        optimizer=data.get("optimizer") or Optimizer.ADAMW,
+        parallelism_mode=data.get("parallelism_mode"),
+        tp=degrees["tp"],
+        pp=degrees["pp"],
+        dp=data.get("dp"),
+        cp=degrees["cp"],
+        ep=degrees["ep"],
+        zero_stage=_given(data.get("zero_stage"), 1),
+        recompute=data.get("recompute") or Recompute.SELECTIVE,
+        micro_batch=degrees["micro_batch"],
+        global_batch=data.get("global_batch"),
+        serving_batch=data.get("serving_batch"),
+        context_len=data.get("context_len"),
+        output_len=data.get("output_len"),
+        target_tokens_per_s=data.get("target_tokens_per_s"),
+        max_ttft_s=data.get("max_ttft_s"),
+        max_tpot_s=data.get("max_tpot_s"),
+        job_single_gpu_hours=data.get("job_single_gpu_hours"),
+        job_parallel_fraction=data.get("job_parallel_fraction"),
+        job_scaling=data.get("job_scaling") or JobScaling.AMDAHL,
+        electricity=data.get("electricity"),
+        electricity_usd_per_kwh=data.get("electricity_usd_per_kwh"),
+        facility=data.get("facility"),
+        colocation=data.get("colocation"),
+        grid_carbon=data.get("grid_carbon"),
+        years=data.get("years"),
+        utilization=data["utilization_pct"] / 100,
+        discount_rate=data["discount_rate_pct"] / 100,
+        cloud_usd_per_gpu_hour=data.get("cloud_usd_per_gpu_hour"),
+        server_price_usd=data.get("server_price_usd"),
     )
-    inputs["utilization"] = data["utilization_pct"] / 100
-    inputs["discount_rate"] = data["discount_rate_pct"] / 100
-    if not inputs.get("optimizer"):
-        inputs["optimizer"] = Optimizer.ADAMW
-    if not inputs.get("job_scaling"):
-        inputs["job_scaling"] = JobScaling.AMDAHL
-    for name in HAND_SET_LAYOUT_FIELDS:
-        if inputs.get(name) is None:
-            inputs[name] = 1
-    if inputs.get("zero_stage") is None:
-        inputs["zero_stage"] = 1
-    if not inputs.get("recompute"):
-        inputs["recompute"] = Recompute.SELECTIVE
-    if inputs.get("oversubscription") is None:
-        inputs["oversubscription"] = 1.0
-    if inputs.get("storage_tb") is None:
-        inputs["storage_tb"] = 0.0
-    return inputs
+
+
+def _given(value: Any, default: Any) -> Any:
+    """`value`, or `default` when the field was left blank."""
+    return default if value is None else value
 
 
 def _custom_gpu(data: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 
 Forms never call the engine. The cross-field checks that give a message next to the field concerned, and
 `add_engine_problems()` that maps the engine's SpecError paths back here, live in planner/forms/checks.py;
-`ScenarioForm.scenario_inputs()` returns a dict of Scenario field values (planner/forms/inputs.py: percent ->
-fraction, catalog choices -> rows) that `planner.services` turns into a scenario.
+`ScenarioForm.scenario_inputs()` returns the Scenario field values (`planner.models.ScenarioInputs`, built in
+planner/forms/inputs.py: percent -> fraction, catalog choices -> rows) that `planner.services` applies.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from planner.models import (
     ParallelismMode,
     Precision,
     Recompute,
+    ScenarioInputs,
     Topology,
     WorkloadKind,
 )
@@ -258,6 +259,6 @@ class ScenarioForm(ScenarioFormChecks):
         )
         f["model_preset"].choices = model_preset_choices()
 
-    def scenario_inputs(self) -> dict[str, Any]:
+    def scenario_inputs(self) -> ScenarioInputs:
         """Scenario field values from this valid form (see `scenario_inputs_from`)."""
         return scenario_inputs_from(self.cleaned_data)
