@@ -187,6 +187,7 @@ def deployment_for(case: dict[str, str]) -> Deployment:
             max_running_requests=max_running,
             max_batched_tokens=max_tokens,
             gpu_memory_utilization=float(case["memory_utilization"]),
+            memory_fraction_of_free=case["memory_basis"] == "free",
             kv_block_tokens=int(case["kv_block"]),
             chunked_prefill=case["chunked_prefill"] == "true",
             overlap_scheduling=case["overlap_scheduling"] == "true",

@@ -74,9 +74,13 @@ def replica_memory(
     max_running_requests: int,
     max_batched_tokens: int,
     mean_context_tokens: float,
+    memory_fraction_of_free: bool = False,
 ) -> ReplicaMemory:
     """Memory of one replica and the running requests it can hold (module docstring). `max_running_requests`
-    and `max_batched_tokens` are the engine's per-rank limits."""
+    and `max_batched_tokens` are the engine's per-rank limits. `memory_fraction_of_free`: the fraction is of the
+    memory left after weights, workspace and runtime (TensorRT-LLM's kv_cache_free_gpu_mem_fraction,
+    tensorrt_llm/llmapi KvCacheConfig.free_gpu_memory_fraction), not of the whole GPU (vLLM's
+    gpu_memory_utilization)."""
     dp = lay.attention_dp
     weights = weights_bytes_per_gpu(shape, lay, weight_bpv, dense_weight_bpv)
     ffn_per_gpu = shape.ffn_columns_per_token / lay.tp
@@ -87,7 +91,10 @@ def replica_memory(
         + max_running_requests * shape.vocab * LOGIT_BYTES / lay.tp
     )
     overhead = CUDA_CONTEXT_BYTES + (NCCL_BUFFER_BYTES if lay.gpus > 1 else 0.0)
-    budget = hw.hbm_bytes * gpu_memory_utilization - weights - workspace - overhead
+    if memory_fraction_of_free:
+        budget = (hw.hbm_bytes - weights - workspace - overhead) * gpu_memory_utilization
+    else:
+        budget = hw.hbm_bytes * gpu_memory_utilization - weights - workspace - overhead
     per_token = kv_bytes_per_token_per_gpu(shape, lay, kv_bpv)
     blocks_per_gpu = max(0, math.floor(budget / (per_token * kv_block_tokens))) if per_token > 0 else 0
     capacity_tokens = blocks_per_gpu * kv_block_tokens * dp  # each attention-DP rank holds its own requests

@@ -38,6 +38,9 @@ class EngineSettings:
     overlap_scheduling: bool = False  # CPU work of step n+1 overlapped with GPU step n (SGLang, vLLM async)
     two_batch_overlap: bool = False  # collectives of one half-batch overlapped with the other's compute
     scheduler_steps: int = 1  # vLLM multi-step scheduling (num_scheduler_steps): decode steps per schedule
+    #: gpu_memory_utilization is a fraction of the memory left after weights (TensorRT-LLM's
+    #: kv_cache_free_gpu_mem_fraction) rather than of the whole GPU (vLLM)
+    memory_fraction_of_free: bool = False
 
     def limits(self, hw: ServingHardware) -> tuple[int, int]:
         running, tokens = eff.engine_defaults(hw.hbm_gib, hw.name)
@@ -146,6 +149,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
             kv_bpv=kv_bpv,
             dense_weight_bpv=dense_bpv,
             gpu_memory_utilization=d.engine.gpu_memory_utilization,
+            memory_fraction_of_free=d.engine.memory_fraction_of_free,
             kv_block_tokens=d.engine.kv_block_tokens,
             max_running_requests=running,
             max_batched_tokens=tokens,
