@@ -6,13 +6,24 @@ priced inside the server says so instead of being counted twice. Columns: `colum
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from planner.models import Scenario, ScenarioResult
 from planner.reports.formatting import dig
 
 
-def _row(item: str, detail: str, quantity: Any, unit_usd: Any, total_usd: Any, basis: str) -> dict[str, Any]:
+class HardwareBomRow(TypedDict):
+    """One row of the hardware bill of materials (`columns.HARDWARE_BOM_COLUMNS`)."""
+
+    item: str
+    detail: str
+    quantity: Any
+    unit_usd: Any
+    total_usd: Any
+    basis: str
+
+
+def _row(item: str, detail: str, quantity: Any, unit_usd: Any, total_usd: Any, basis: str) -> HardwareBomRow:
     return {
         "item": item,
         "detail": detail,
@@ -28,13 +39,13 @@ def _count(value: Any, singular: str, plural: str) -> str:
     return f"{number:,} {singular if number == 1 else plural}"
 
 
-def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
+def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[HardwareBomRow]:
     payload, output = result.input_payload, result.output
     cluster = payload.get("cluster", {})
     gpu = cluster.get("gpu") if isinstance(cluster.get("gpu"), dict) else {}
     nodes, per_node = cluster.get("nodes"), cluster.get("gpus_per_node")
     capex = dig(output, "cost", "capex_breakdown_usd") or {}
-    rows: list[dict[str, Any]] = []
+    rows: list[HardwareBomRow] = []
     server_usd = dig(payload, "economics", "gpu_server_usd")
     planner_inputs = {a["name"]: a for a in result.input_assumptions}
     if scenario.server_price_usd is not None:

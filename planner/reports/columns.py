@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
+from planner.engine.results import BomEntry, CostYear, EstimateResult
 from planner.reports import formatting as f
+from planner.reports.bom import HardwareBomRow
+from planner.reports.procurement import ProcurementLine
 
 Better = Literal["min", "max"] | None
 
@@ -45,7 +48,7 @@ class Column:
 
 
 def out(path: str) -> Callable[[dict[str, Any]], Any]:
-    """A getter for a dotted path into the engine output: out("cost.tco_usd")."""
+    """A getter for a dotted path into a flat row of our own (the sensitivity table): out("tco_usd")."""
     keys = path.split(".")
 
     def get(data: dict[str, Any]) -> Any:
@@ -57,10 +60,49 @@ def out(path: str) -> Callable[[dict[str, Any]], Any]:
     return get
 
 
-def if_runs(getter: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+def result_value(getter: Callable[[EstimateResult], Any]) -> Callable[[Any], Any]:
+    """A getter of the engine's estimate output, written as key accesses a type checker follows
+    (`result_value(lambda r: r["cost"]["tco_usd"])`, planner/engine/results.py). A section or key this result
+    does not carry reads as None (`Column.value`)."""
+    return getter
+
+
+def report_input_value(getter: Callable[[ReportInputs], Any]) -> Callable[[Any], Any]:
+    """A getter of a report's inputs: the stored payload and the engine's output (`ReportInputs`)."""
+    return getter
+
+
+def network_bom_value(getter: Callable[[BomEntry], Any]) -> Callable[[Any], Any]:
+    """A getter of one line of the engine's network bill of materials (`output["network"]["bom"]`)."""
+    return getter
+
+
+def year_value(getter: Callable[[CostYear], Any]) -> Callable[[Any], Any]:
+    """A getter of one year of the TCO (`output["cost"]["yearly"]`)."""
+    return getter
+
+
+def hardware_bom_value(getter: Callable[[HardwareBomRow], Any]) -> Callable[[Any], Any]:
+    """A getter of one row of `planner.reports.bom.hardware_bom`."""
+    return getter
+
+
+def procurement_value(getter: Callable[[ProcurementLine], Any]) -> Callable[[Any], Any]:
+    """A getter of one line of `planner.reports.procurement.procurement_bom`."""
+    return getter
+
+
+class ReportInputs(TypedDict):
+    """What a report's input rows read: the payload sent to the engine and what the engine answered."""
+
+    payload: dict[str, Any]
+    output: EstimateResult
+
+
+def if_runs(getter: Callable[[EstimateResult], Any]) -> Callable[[EstimateResult], Any]:
     """A getter for a figure that exists only if the run can happen (formatting.runs): None otherwise."""
 
-    def get(data: dict[str, Any]) -> Any:
+    def get(data: EstimateResult) -> Any:
         return getter(data) if f.runs(data) else None
 
     return get
@@ -85,14 +127,28 @@ MODEL_KINDS = frozenset({"training", "inference"})
 
 #: One row per headline metric, grouped for the results page, the comparison table and the metrics CSV.
 METRICS: tuple[Column, ...] = (
-    Column("fits", "Fits in GPU memory", out("memory.fits"), f.yes_no, group="Memory", kinds=MODEL_KINDS),
     Column(
-        "per_gpu_gib", "Memory per GPU", out("memory.per_gpu_gib"), _sig3, "GiB", None, "Memory", MODEL_KINDS
+        "fits",
+        "Fits in GPU memory",
+        result_value(lambda r: r["memory"]["fits"]),
+        f.yes_no,
+        group="Memory",
+        kinds=MODEL_KINDS,
+    ),
+    Column(
+        "per_gpu_gib",
+        "Memory per GPU",
+        result_value(lambda r: r["memory"]["per_gpu_gib"]),
+        _sig3,
+        "GiB",
+        None,
+        "Memory",
+        MODEL_KINDS,
     ),
     Column(
         "headroom_gib",
         "Memory headroom",
-        out("memory.headroom_gib"),
+        result_value(lambda r: r["memory"]["headroom_gib"]),
         _sig3,
         "GiB",
         "max",
@@ -100,14 +156,39 @@ METRICS: tuple[Column, ...] = (
         MODEL_KINDS,
     ),
     Column(
-        "capacity_gib", "GPU memory", out("memory.capacity_gib"), _sig3, "GiB", "max", "Memory", MODEL_KINDS
+        "capacity_gib",
+        "GPU memory",
+        result_value(lambda r: r["memory"]["capacity_gib"]),
+        _sig3,
+        "GiB",
+        "max",
+        "Memory",
+        MODEL_KINDS,
     ),
-    Column("params_b", "Parameters", out("model.params_b"), _sig3, "billion", None, "Memory", MODEL_KINDS),
-    Column("days", "Training time", if_runs(out("time.days")), _sig3, "days", "min", "Time", TRAINING),
+    Column(
+        "params_b",
+        "Parameters",
+        result_value(lambda r: r["model"]["params_b"]),
+        _sig3,
+        "billion",
+        None,
+        "Memory",
+        MODEL_KINDS,
+    ),
+    Column(
+        "days",
+        "Training time",
+        if_runs(result_value(lambda r: r["time"]["days"])),
+        _sig3,
+        "days",
+        "min",
+        "Time",
+        TRAINING,
+    ),
     Column(
         "days_low",
         "Training time, low",
-        if_runs(out("time.days_low")),
+        if_runs(result_value(lambda r: r["time"]["days_low"])),
         _sig3,
         "days",
         "min",
@@ -117,18 +198,27 @@ METRICS: tuple[Column, ...] = (
     Column(
         "days_high",
         "Training time, high",
-        if_runs(out("time.days_high")),
+        if_runs(result_value(lambda r: r["time"]["days_high"])),
         _sig3,
         "days",
         "min",
         "Time",
         TRAINING,
     ),
-    Column("gpu_hours", "GPU-hours", if_runs(out("time.gpu_hours")), _int, "GPU·h", "min", "Time", TRAINING),
+    Column(
+        "gpu_hours",
+        "GPU-hours",
+        if_runs(result_value(lambda r: r["time"]["gpu_hours"])),
+        _int,
+        "GPU·h",
+        "min",
+        "Time",
+        TRAINING,
+    ),
     Column(
         "tokens_per_s",
         "Throughput",
-        if_runs(out("time.tokens_per_s")),
+        if_runs(result_value(lambda r: r["time"]["tokens_per_s"])),
         _int,
         "tokens/s",
         "max",
@@ -136,13 +226,29 @@ METRICS: tuple[Column, ...] = (
         TRAINING,
     ),
     Column(
-        "mfu", "Model FLOPs utilisation", if_runs(out("time.mfu")), f.percent, "", "max", "Time", TRAINING
+        "mfu",
+        "Model FLOPs utilisation",
+        if_runs(result_value(lambda r: r["time"]["mfu"])),
+        f.percent,
+        "",
+        "max",
+        "Time",
+        TRAINING,
     ),
-    Column("step_s", "Step time", if_runs(out("time.step_s")), _sig3, "s", "min", "Time", TRAINING),
+    Column(
+        "step_s",
+        "Step time",
+        if_runs(result_value(lambda r: r["time"]["step_s"])),
+        _sig3,
+        "s",
+        "min",
+        "Time",
+        TRAINING,
+    ),
     Column(
         "inf_tokens_per_s",
         "Throughput",
-        if_runs(out("inference.tokens_per_s")),
+        if_runs(result_value(lambda r: r["inference"]["tokens_per_s"])),
         _int,
         "tokens/s",
         "max",
@@ -152,7 +258,7 @@ METRICS: tuple[Column, ...] = (
     Column(
         "ttft_s",
         "Time to first token",
-        if_runs(out("inference.ttft_s")),
+        if_runs(result_value(lambda r: r["inference"]["ttft_s"])),
         _sig3,
         "s",
         "min",
@@ -162,7 +268,7 @@ METRICS: tuple[Column, ...] = (
     Column(
         "tpot_s",
         "Time per output token",
-        if_runs(out("inference.tpot_s")),
+        if_runs(result_value(lambda r: r["inference"]["tpot_s"])),
         _sig3,
         "s",
         "min",
@@ -172,7 +278,7 @@ METRICS: tuple[Column, ...] = (
     Column(
         "max_concurrent_requests",
         "Concurrent requests that fit",
-        out("inference.max_concurrent_requests"),
+        result_value(lambda r: r["inference"]["max_concurrent_requests"]),
         _int,
         "",
         "max",
@@ -182,7 +288,7 @@ METRICS: tuple[Column, ...] = (
     Column(
         "gpus_needed",
         "GPUs needed for the target",
-        if_runs(out("inference.gpus_needed")),
+        if_runs(result_value(lambda r: r["inference"]["gpus_needed"])),
         _int,
         "",
         "min",
@@ -192,7 +298,7 @@ METRICS: tuple[Column, ...] = (
     Column(
         "job_days",
         "Job time",
-        out("job.days"),
+        result_value(lambda r: r["job"]["days"]),
         f.duration_days,
         "days",
         "min",
@@ -200,41 +306,89 @@ METRICS: tuple[Column, ...] = (
         JOB,
         unit_in_value=True,
     ),
-    Column("job_gpu_hours", "GPU-hours", out("job.gpu_hours"), _int, "GPU·h", "min", "Time", JOB),
-    Column("job_speedup", "Speed-up over one GPU", out("job.speedup"), _sig3, "×", "max", "Time", JOB),
+    Column(
+        "job_gpu_hours",
+        "GPU-hours",
+        result_value(lambda r: r["job"]["gpu_hours"]),
+        _int,
+        "GPU·h",
+        "min",
+        "Time",
+        JOB,
+    ),
+    Column(
+        "job_speedup",
+        "Speed-up over one GPU",
+        result_value(lambda r: r["job"]["speedup"]),
+        _sig3,
+        "×",
+        "max",
+        "Time",
+        JOB,
+    ),
     Column(
         "job_efficiency",
         "Parallel efficiency",
-        out("job.parallel_efficiency"),
+        result_value(lambda r: r["job"]["parallel_efficiency"]),
         f.percent,
         "",
         "max",
         "Time",
         JOB,
     ),
-    Column("it_kw", "IT power", out("power.it_kw"), _sig3, "kW", "min", "Power"),
-    Column("facility_kw", "Facility power", out("power.facility_kw"), _sig3, "kW", "min", "Power"),
-    Column("pue", "PUE", out("power.pue"), f.sig, "", "min", "Power"),
+    Column("it_kw", "IT power", result_value(lambda r: r["power"]["it_kw"]), _sig3, "kW", "min", "Power"),
+    Column(
+        "facility_kw",
+        "Facility power",
+        result_value(lambda r: r["power"]["facility_kw"]),
+        _sig3,
+        "kW",
+        "min",
+        "Power",
+    ),
+    Column("pue", "PUE", result_value(lambda r: r["power"]["pue"]), f.sig, "", "min", "Power"),
     Column(
         "energy_mwh",
         "Facility energy of the run",
-        if_runs(out("power.energy_mwh")),
+        if_runs(result_value(lambda r: r["power"]["energy_mwh"])),
         _int,
         "MWh",
         "min",
         "Power",
     ),
-    Column("racks", "Racks", out("power.racks"), _int, "", "min", "Power"),
-    Column("co2_t", "Carbon of the run", if_runs(out("power.co2_t")), _int, "t CO₂", "min", "Power"),
-    Column("capex_usd", "Capex", out("cost.capex_usd"), f.usd, "USD", "min", "Cost"),
+    Column("racks", "Racks", result_value(lambda r: r["power"]["racks"]), _int, "", "min", "Power"),
     Column(
-        "opex_usd_per_year", "Opex per year", out("cost.opex_usd_per_year"), f.usd, "USD/year", "min", "Cost"
+        "co2_t",
+        "Carbon of the run",
+        if_runs(result_value(lambda r: r["power"]["co2_t"])),
+        _int,
+        "t CO₂",
+        "min",
+        "Power",
     ),
-    Column("tco_usd", "Total cost of ownership", out("cost.tco_usd"), f.usd, "USD", "min", "Cost"),
+    Column("capex_usd", "Capex", result_value(lambda r: r["cost"]["capex_usd"]), f.usd, "USD", "min", "Cost"),
+    Column(
+        "opex_usd_per_year",
+        "Opex per year",
+        result_value(lambda r: r["cost"]["opex_usd_per_year"]),
+        f.usd,
+        "USD/year",
+        "min",
+        "Cost",
+    ),
+    Column(
+        "tco_usd",
+        "Total cost of ownership",
+        result_value(lambda r: r["cost"]["tco_usd"]),
+        f.usd,
+        "USD",
+        "min",
+        "Cost",
+    ),
     Column(
         "usd_per_gpu_hour",
         "Cost per GPU-hour",
-        out("cost.usd_per_gpu_hour"),
+        result_value(lambda r: r["cost"]["usd_per_gpu_hour"]),
         f.usd,
         "USD/GPU·h",
         "min",
@@ -243,7 +397,7 @@ METRICS: tuple[Column, ...] = (
     Column(
         "run_cost_usd",
         "Cost of this run (owned)",
-        if_runs(out("cost.run_cost_usd")),
+        if_runs(result_value(lambda r: r["cost"]["run_cost_usd"])),
         f.usd,
         "USD",
         "min",
@@ -252,14 +406,20 @@ METRICS: tuple[Column, ...] = (
     Column(
         "cloud_run_cost_usd",
         "Same run rented",
-        if_runs(out("cost.cloud_run_cost_usd")),
+        if_runs(result_value(lambda r: r["cost"]["cloud_run_cost_usd"])),
         f.usd,
         "USD",
         "min",
         "Cost",
     ),
     Column(
-        "breakeven_month", "Owning beats renting from", out("cost.breakeven_month"), _month, "", "min", "Cost"
+        "breakeven_month",
+        "Owning beats renting from",
+        result_value(lambda r: r["cost"]["breakeven_month"]),
+        _month,
+        "",
+        "min",
+        "Cost",
     ),
 )
 METRICS_BY_KEY: dict[str, Column] = {c.key: c for c in METRICS}
@@ -298,29 +458,29 @@ def grouped(columns: Iterable[Column]) -> list[tuple[str, list[Column]]]:
 
 #: The engine's network bill of materials (output["network"]["bom"] rows).
 NETWORK_BOM_COLUMNS: tuple[Column, ...] = (
-    Column("item", "Item", out("item")),
-    Column("quantity", "Quantity", out("quantity"), _int),
-    Column("unit_usd", "Unit price", out("unit_usd"), f.usd, "USD"),
-    Column("total_usd", "Extended price", out("total_usd"), f.usd, "USD"),
-    Column("unit_power_w", "Unit power", out("unit_power_w"), _int, "W"),
+    Column("item", "Item", network_bom_value(lambda b: b["item"])),
+    Column("quantity", "Quantity", network_bom_value(lambda b: b["quantity"]), _int),
+    Column("unit_usd", "Unit price", network_bom_value(lambda b: b["unit_usd"]), f.usd, "USD"),
+    Column("total_usd", "Extended price", network_bom_value(lambda b: b["total_usd"]), f.usd, "USD"),
+    Column("unit_power_w", "Unit power", network_bom_value(lambda b: b["unit_power_w"]), _int, "W"),
 )
 
 #: Hardware bill of materials rows built by `planner.reports.bom` (each a dict with these keys).
 HARDWARE_BOM_COLUMNS: tuple[Column, ...] = (
-    Column("item", "Item", out("item")),
-    Column("detail", "Detail", out("detail")),
-    Column("quantity", "Quantity", out("quantity"), _int),
-    Column("unit_usd", "Unit price", out("unit_usd"), f.usd, "USD"),
-    Column("total_usd", "Extended price", out("total_usd"), f.usd, "USD"),
-    Column("basis", "Price basis", out("basis")),
+    Column("item", "Item", hardware_bom_value(lambda b: b["item"])),
+    Column("detail", "Detail", hardware_bom_value(lambda b: b["detail"])),
+    Column("quantity", "Quantity", hardware_bom_value(lambda b: b["quantity"]), _int),
+    Column("unit_usd", "Unit price", hardware_bom_value(lambda b: b["unit_usd"]), f.usd, "USD"),
+    Column("total_usd", "Extended price", hardware_bom_value(lambda b: b["total_usd"]), f.usd, "USD"),
+    Column("basis", "Price basis", hardware_bom_value(lambda b: b["basis"])),
 )
 
 #: TCO by year (output["cost"]["yearly"] rows).
 YEARLY_COLUMNS: tuple[Column, ...] = (
-    Column("year", "Year", out("year"), _int),
-    Column("capex_usd", "Capex", out("capex_usd"), f.usd, "USD"),
-    Column("opex_usd", "Opex", out("opex_usd"), f.usd, "USD"),
-    Column("cumulative_usd", "Cumulative", out("cumulative_usd"), f.usd, "USD"),
+    Column("year", "Year", year_value(lambda y: y["year"]), _int),
+    Column("capex_usd", "Capex", year_value(lambda y: y["capex_usd"]), f.usd, "USD"),
+    Column("opex_usd", "Opex", year_value(lambda y: y["opex_usd"]), f.usd, "USD"),
+    Column("cumulative_usd", "Cumulative", year_value(lambda y: y["cumulative_usd"]), f.usd, "USD"),
 )
 
 
@@ -427,11 +587,20 @@ def _pct_change(value: Any) -> str:
 
 #: Figures the results page leaves to its charts but a report lists (getter: the engine output).
 REPORT_DETAIL_METRICS: tuple[Column, ...] = (
-    Column("hfu", "Hardware FLOPs utilisation", out("time.hfu"), f.percent, "", "max", "Time", TRAINING),
+    Column(
+        "hfu",
+        "Hardware FLOPs utilisation",
+        result_value(lambda r: r["time"]["hfu"]),
+        f.percent,
+        "",
+        "max",
+        "Time",
+        TRAINING,
+    ),
     Column(
         "goodput",
         "Goodput (time not lost to failures)",
-        out("time.goodput"),
+        result_value(lambda r: r["time"]["goodput"]),
         f.percent,
         "",
         "max",
@@ -441,7 +610,7 @@ REPORT_DETAIL_METRICS: tuple[Column, ...] = (
     Column(
         "steady_days",
         "Training time without failures",
-        out("time.steady_days"),
+        result_value(lambda r: r["time"]["steady_days"]),
         _sig3,
         "days",
         "min",
@@ -449,57 +618,121 @@ REPORT_DETAIL_METRICS: tuple[Column, ...] = (
         TRAINING,
     ),
     Column(
-        "gpu_hours_low", "GPU-hours, low", out("time.gpu_hours_low"), _int, "GPU·h", "min", "Time", TRAINING
-    ),
-    Column(
-        "gpu_hours_high",
-        "GPU-hours, high",
-        out("time.gpu_hours_high"),
+        "gpu_hours_low",
+        "GPU-hours, low",
+        result_value(lambda r: r["time"]["gpu_hours_low"]),
         _int,
         "GPU·h",
         "min",
         "Time",
         TRAINING,
     ),
-    Column("steps", "Optimizer steps", out("time.steps"), _int, "", None, "Time", TRAINING),
+    Column(
+        "gpu_hours_high",
+        "GPU-hours, high",
+        result_value(lambda r: r["time"]["gpu_hours_high"]),
+        _int,
+        "GPU·h",
+        "min",
+        "Time",
+        TRAINING,
+    ),
+    Column(
+        "steps",
+        "Optimizer steps",
+        result_value(lambda r: r["time"]["steps"]),
+        _int,
+        "",
+        None,
+        "Time",
+        TRAINING,
+    ),
     Column(
         "expected_interruptions",
         "Expected interruptions",
-        out("time.expected_interruptions"),
+        result_value(lambda r: r["time"]["expected_interruptions"]),
         _int,
         "",
         "min",
         "Time",
         TRAINING,
     ),
-    Column("peak_it_kw", "Peak IT power (provisioned)", out("power.peak_it_kw"), _int, "kW", "min", "Power"),
+    Column(
+        "peak_it_kw",
+        "Peak IT power (provisioned)",
+        result_value(lambda r: r["power"]["peak_it_kw"]),
+        _int,
+        "kW",
+        "min",
+        "Power",
+    ),
     Column(
         "energy_mwh_per_year",
         "Facility energy per year",
-        out("power.energy_mwh_per_year"),
+        result_value(lambda r: r["power"]["energy_mwh_per_year"]),
         _int,
         "MWh/year",
         "min",
         "Power",
     ),
     Column(
-        "co2_t_per_year", "Carbon per year", out("power.co2_t_per_year"), _int, "t CO₂/year", "min", "Power"
+        "co2_t_per_year",
+        "Carbon per year",
+        result_value(lambda r: r["power"]["co2_t_per_year"]),
+        _int,
+        "t CO₂/year",
+        "min",
+        "Power",
     ),
     Column(
-        "water_m3_per_year", "Water per year", out("power.water_m3_per_year"), _int, "m³/year", "min", "Power"
+        "water_m3_per_year",
+        "Water per year",
+        result_value(lambda r: r["power"]["water_m3_per_year"]),
+        _int,
+        "m³/year",
+        "min",
+        "Power",
     ),
-    Column("rack_density_kw", "Rack density", out("power.rack_density_kw"), _sig3, "kW/rack", None, "Power"),
-    Column("nodes_per_rack", "Nodes per rack", out("power.nodes_per_rack"), _int, "", None, "Power"),
     Column(
-        "tco_usd_low", "Total cost of ownership, low", out("cost.tco_usd_low"), f.usd, "USD", "min", "Cost"
+        "rack_density_kw",
+        "Rack density",
+        result_value(lambda r: r["power"]["rack_density_kw"]),
+        _sig3,
+        "kW/rack",
+        None,
+        "Power",
     ),
     Column(
-        "tco_usd_high", "Total cost of ownership, high", out("cost.tco_usd_high"), f.usd, "USD", "min", "Cost"
+        "nodes_per_rack",
+        "Nodes per rack",
+        result_value(lambda r: r["power"]["nodes_per_rack"]),
+        _int,
+        "",
+        None,
+        "Power",
+    ),
+    Column(
+        "tco_usd_low",
+        "Total cost of ownership, low",
+        result_value(lambda r: r["cost"]["tco_usd_low"]),
+        f.usd,
+        "USD",
+        "min",
+        "Cost",
+    ),
+    Column(
+        "tco_usd_high",
+        "Total cost of ownership, high",
+        result_value(lambda r: r["cost"]["tco_usd_high"]),
+        f.usd,
+        "USD",
+        "min",
+        "Cost",
     ),
     Column(
         "run_cost_usd_low",
         "Cost of this run (owned), low",
-        out("cost.run_cost_usd_low"),
+        result_value(lambda r: r["cost"]["run_cost_usd_low"]),
         f.usd,
         "USD",
         "min",
@@ -508,7 +741,7 @@ REPORT_DETAIL_METRICS: tuple[Column, ...] = (
     Column(
         "run_cost_usd_high",
         "Cost of this run (owned), high",
-        out("cost.run_cost_usd_high"),
+        result_value(lambda r: r["cost"]["run_cost_usd_high"]),
         f.usd,
         "USD",
         "min",
@@ -527,7 +760,7 @@ def _payload_gpu_name(payload: dict[str, Any]) -> Any:
     return gpu.get("name") if isinstance(gpu, dict) else gpu
 
 
-def _layout_text(output: dict[str, Any]) -> str:
+def _layout_text(output: EstimateResult) -> str:
     p = output["parallelism"]
     parts = [f"TP {p['tp']}", f"PP {p['pp']}", f"DP {p['dp']}"]
     parts += [f"{key.upper()} {p[key]}" for key in ("cp", "ep") if p.get(key, 1) != 1]
@@ -538,33 +771,88 @@ def _layout_text(output: dict[str, Any]) -> str:
 #: The engine inputs a report lists (getter: {"payload": result.input_payload, "output": result.output}).
 PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
     Column("gpu", "GPU", lambda r: _payload_gpu_name(r["payload"]), group="Cluster"),
-    Column("gpu_price_usd", "GPU price", out("payload.cluster.gpu.price_usd"), f.usd, "USD", group="Cluster"),
-    Column("nodes", "Nodes", out("payload.cluster.nodes"), _int, group="Cluster"),
-    Column("gpus_per_node", "GPUs per node", out("payload.cluster.gpus_per_node"), _int, group="Cluster"),
+    Column(
+        "gpu_price_usd",
+        "GPU price",
+        report_input_value(lambda r: r["payload"]["cluster"]["gpu"]["price_usd"]),
+        f.usd,
+        "USD",
+        group="Cluster",
+    ),
+    Column(
+        "nodes",
+        "Nodes",
+        report_input_value(lambda r: r["payload"]["cluster"]["nodes"]),
+        _int,
+        group="Cluster",
+    ),
+    Column(
+        "gpus_per_node",
+        "GPUs per node",
+        report_input_value(lambda r: r["payload"]["cluster"]["gpus_per_node"]),
+        _int,
+        group="Cluster",
+    ),
     Column(
         "scaleout_gbps",
         "Scale-out bandwidth per GPU",
-        out("payload.cluster.scaleout_gbps_per_gpu"),
+        report_input_value(lambda r: r["payload"]["cluster"]["scaleout_gbps_per_gpu"]),
         _int,
         "Gb/s",
         group="Cluster",
     ),
-    Column("topology", "Network topology", out("output.network.topology"), group="Cluster"),
-    Column("switch", "Switch", out("output.network.switch"), group="Cluster"),
-    Column("pue", "PUE", out("output.power.pue"), f.sig, group="Cluster"),
-    Column("storage_tb", "Storage", out("payload.cluster.storage_tb"), _sig3, "TB", group="Cluster"),
-    Column("model", "Model", out("output.model.name"), group="Workload"),
-    Column("params_b", "Parameters", out("output.model.params_b"), _sig3, "billion", group="Workload"),
     Column(
-        "tokens_b", "Training tokens", out("payload.workload.tokens_b"), _int, "billion", group="Workload"
+        "topology",
+        "Network topology",
+        report_input_value(lambda r: r["output"]["network"]["topology"]),
+        group="Cluster",
     ),
-    Column("precision", "Precision", out("payload.workload.precision"), group="Workload"),
-    Column("optimizer", "Optimizer", out("payload.workload.optimizer"), group="Workload"),
+    Column(
+        "switch", "Switch", report_input_value(lambda r: r["output"]["network"]["switch"]), group="Cluster"
+    ),
+    Column("pue", "PUE", report_input_value(lambda r: r["output"]["power"]["pue"]), f.sig, group="Cluster"),
+    Column(
+        "storage_tb",
+        "Storage",
+        report_input_value(lambda r: r["payload"]["cluster"]["storage_tb"]),
+        _sig3,
+        "TB",
+        group="Cluster",
+    ),
+    Column("model", "Model", report_input_value(lambda r: r["output"]["model"]["name"]), group="Workload"),
+    Column(
+        "params_b",
+        "Parameters",
+        report_input_value(lambda r: r["output"]["model"]["params_b"]),
+        _sig3,
+        "billion",
+        group="Workload",
+    ),
+    Column(
+        "tokens_b",
+        "Training tokens",
+        report_input_value(lambda r: r["payload"]["workload"]["tokens_b"]),
+        _int,
+        "billion",
+        group="Workload",
+    ),
+    Column(
+        "precision",
+        "Precision",
+        report_input_value(lambda r: r["payload"]["workload"]["precision"]),
+        group="Workload",
+    ),
+    Column(
+        "optimizer",
+        "Optimizer",
+        report_input_value(lambda r: r["payload"]["workload"]["optimizer"]),
+        group="Workload",
+    ),
     Column("layout", "Parallel layout", lambda r: _layout_text(r["output"]), group="Workload"),
     Column(
         "global_batch",
         "Global batch",
-        out("output.parallelism.global_batch"),
+        report_input_value(lambda r: r["output"]["parallelism"]["global_batch"]),
         _int,
         "sequences",
         group="Workload",
@@ -572,7 +860,7 @@ PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
     Column(
         "electricity",
         "Electricity price",
-        out("payload.economics.electricity_usd_per_kwh"),
+        report_input_value(lambda r: r["payload"]["economics"]["electricity_usd_per_kwh"]),
         f.sig,
         "USD/kWh",
         group="Economics",
@@ -580,17 +868,30 @@ PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
     Column(
         "colocation",
         "Colocation rate",
-        out("payload.economics.colocation_usd_per_kw_month"),
+        report_input_value(lambda r: r["payload"]["economics"]["colocation_usd_per_kw_month"]),
         f.usd,
         "USD/kW/month",
         group="Economics",
     ),
-    Column("years", "Life", out("payload.economics.years"), _int, "years", group="Economics"),
-    Column("utilization", "Utilisation", out("payload.economics.utilization"), f.percent, group="Economics"),
+    Column(
+        "years",
+        "Life",
+        report_input_value(lambda r: r["payload"]["economics"]["years"]),
+        _int,
+        "years",
+        group="Economics",
+    ),
+    Column(
+        "utilization",
+        "Utilisation",
+        report_input_value(lambda r: r["payload"]["economics"]["utilization"]),
+        f.percent,
+        group="Economics",
+    ),
     Column(
         "discount_rate",
         "Discount rate",
-        out("payload.economics.discount_rate"),
+        report_input_value(lambda r: r["payload"]["economics"]["discount_rate"]),
         f.percent,
         "per year",
         group="Economics",
@@ -598,7 +899,7 @@ PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
     Column(
         "server_usd",
         "Server price (one node)",
-        out("payload.economics.gpu_server_usd"),
+        report_input_value(lambda r: r["payload"]["economics"]["gpu_server_usd"]),
         f.usd,
         "USD",
         group="Economics",
@@ -606,7 +907,7 @@ PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
     Column(
         "cloud_usd",
         "Cloud rental price",
-        out("payload.economics.cloud_usd_per_gpu_hour"),
+        report_input_value(lambda r: r["payload"]["economics"]["cloud_usd_per_gpu_hour"]),
         f.usd,
         "USD/GPU·h",
         group="Economics",
@@ -614,7 +915,7 @@ PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
     Column(
         "grid_carbon",
         "Grid carbon intensity",
-        out("payload.economics.grid_kgco2_per_kwh"),
+        report_input_value(lambda r: r["payload"]["economics"]["grid_kgco2_per_kwh"]),
         f.sig,
         "kg CO₂/kWh",
         group="Economics",
@@ -623,16 +924,16 @@ PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
 
 #: The bill of materials for procurement (rows from `planner.reports.procurement.procurement_bom`).
 PROCUREMENT_BOM_COLUMNS: tuple[Column, ...] = (
-    Column("category", "Category", out("category")),
-    Column("item", "Item", out("item")),
-    Column("detail", "Detail", out("detail")),
-    Column("quantity", "Quantity", out("quantity"), _count),
-    Column("unit", "Per", out("unit")),
-    Column("unit_usd", "Unit price", out("unit_usd"), f.usd, "USD"),
-    Column("total_usd", "Extended price", out("total_usd"), f.usd, "USD"),
-    Column("basis", "Price basis", out("basis")),
-    Column("price_date", "Price date", out("price_date")),
-    Column("source", "Source", out("source")),
+    Column("category", "Category", procurement_value(lambda b: b["category"])),
+    Column("item", "Item", procurement_value(lambda b: b["item"])),
+    Column("detail", "Detail", procurement_value(lambda b: b["detail"])),
+    Column("quantity", "Quantity", procurement_value(lambda b: b["quantity"]), _count),
+    Column("unit", "Per", procurement_value(lambda b: b["unit"])),
+    Column("unit_usd", "Unit price", procurement_value(lambda b: b["unit_usd"]), f.usd, "USD"),
+    Column("total_usd", "Extended price", procurement_value(lambda b: b["total_usd"]), f.usd, "USD"),
+    Column("basis", "Price basis", procurement_value(lambda b: b["basis"])),
+    Column("price_date", "Price date", procurement_value(lambda b: b["price_date"])),
+    Column("source", "Source", procurement_value(lambda b: b["source"])),
 )
 
 #: The sensitivity table (rows from `planner.reports.sensitivity.sensitivity_table`, as dicts).

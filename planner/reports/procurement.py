@@ -11,12 +11,12 @@ to the engine's capex (`cost.capex_usd`). Columns: `columns.PROCUREMENT_BOM_COLU
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from planner import adapters
 from planner.models import FacilityKind, Scenario, ScenarioResult
 from planner.reports import formatting as f
-from planner.reports.bom import hardware_bom
+from planner.reports.bom import HardwareBomRow, hardware_bom
 from planner.reports.formatting import dig
 
 #: Item names of `hardware_bom` rows this module replaces or enriches.
@@ -36,6 +36,21 @@ SWITCH_PRICE_KEY = "network.switch_usd"
 IN_SERVER_PRICE = "in the server price"
 
 
+class ProcurementLine(TypedDict):
+    """One line of the procurement bill of materials (`columns.PROCUREMENT_BOM_COLUMNS`)."""
+
+    category: str
+    item: str
+    detail: str
+    quantity: Any
+    unit: str
+    unit_usd: Any
+    total_usd: Any
+    basis: str
+    price_date: str
+    source: str
+
+
 def _line(
     category: str,
     item: str,
@@ -48,7 +63,7 @@ def _line(
     basis: str = "",
     price_date: str = "",
     source: str = "",
-) -> dict[str, Any]:
+) -> ProcurementLine:
     return {
         "category": category,
         "item": item,
@@ -76,18 +91,9 @@ def _sources(row: Any) -> str:
     return "; ".join(getattr(row, "source_urls", []) or [])
 
 
-def _catalog_gpu(scenario: Scenario) -> Any:
-    """The catalog GPU behind the scenario (its own choice, else its system template's), None for a custom GPU."""
-    if scenario.custom_gpu:
-        return None
-    if scenario.gpu_id is not None:
-        return scenario.gpu
-    return scenario.system.gpu if scenario.system_id is not None else None
-
-
-def _server_line(result: ScenarioResult, scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
+def _server_line(result: ScenarioResult, scenario: Scenario, row: HardwareBomRow) -> ProcurementLine:
     """The servers line with its price date and source."""
-    gpu = _catalog_gpu(scenario)
+    gpu = scenario.catalog_gpu
     planner_price = _planner_input(result, "economics.gpu_server_usd")
     date, source = "", ""
     if scenario.server_price_usd is None and scenario.system_id and scenario.system.price_usd is not None:
@@ -109,7 +115,7 @@ def _server_line(result: ScenarioResult, scenario: Scenario, row: dict[str, Any]
     )
 
 
-def _host_parts_line(result: ScenarioResult, scenario: Scenario) -> dict[str, Any] | None:
+def _host_parts_line(result: ScenarioResult, scenario: Scenario) -> ProcurementLine | None:
     """Non-GPU parts of a planner-priced server (the adapter's HOST_BOM_* figure per GPU slot)."""
     if not _planner_input(result, "economics.gpu_server_usd"):
         return None
@@ -128,8 +134,8 @@ def _host_parts_line(result: ScenarioResult, scenario: Scenario) -> dict[str, An
     )
 
 
-def _gpu_line(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
-    gpu = _catalog_gpu(scenario)
+def _gpu_line(scenario: Scenario, row: HardwareBomRow) -> ProcurementLine:
+    gpu = scenario.catalog_gpu
     date = gpu.price_date if gpu is not None else ""
     source = (gpu.price_source or _sources(gpu)) if gpu is not None else ""
     return _line(
@@ -145,7 +151,7 @@ def _gpu_line(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _cpu_line(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
+def _cpu_line(scenario: Scenario, row: HardwareBomRow) -> ProcurementLine:
     cpu = scenario.cpu if scenario.cpu_id else None
     return _line(
         "Compute",
@@ -159,7 +165,7 @@ def _cpu_line(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _network_lines(scenario: Scenario, output: dict[str, Any]) -> list[dict[str, Any]]:
+def _network_lines(scenario: Scenario, output: dict[str, Any]) -> list[ProcurementLine]:
     """The engine's network BOM, each line with the assumption (or catalog row) that priced it."""
     network = output.get("network") or {}
     lines = []
@@ -195,7 +201,7 @@ def _network_lines(scenario: Scenario, output: dict[str, Any]) -> list[dict[str,
     return lines
 
 
-def _storage_line(output: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+def _storage_line(output: dict[str, Any], row: HardwareBomRow) -> ProcurementLine:
     priced = _assumption(output, "tco.storage_usd_per_tb")
     return _line(
         "Storage",
@@ -209,7 +215,7 @@ def _storage_line(output: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]
     )
 
 
-def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
+def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[ProcurementLine]:
     """Racks, then cooling and power: the fit-out when the facility is owned, the colocation rate when rented."""
     output = result.output
     power = output.get("power") or {}
@@ -273,10 +279,10 @@ def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[dict[str
     return lines
 
 
-def procurement_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
+def procurement_bom(*, result: ScenarioResult, scenario: Scenario) -> list[ProcurementLine]:
     """Every line of the bill of materials, in procurement order (compute, network, storage, facility)."""
     output = result.output
-    lines: list[dict[str, Any]] = []
+    lines: list[ProcurementLine] = []
     for row in hardware_bom(result=result, scenario=scenario):
         item = row["item"]
         if item == SERVERS_ROW:
@@ -302,6 +308,6 @@ def procurement_bom(*, result: ScenarioResult, scenario: Scenario) -> list[dict[
     return lines
 
 
-def bom_total_usd(lines: list[dict[str, Any]]) -> float:
+def bom_total_usd(lines: list[ProcurementLine]) -> float:
     """The sum of the extended prices (lines priced inside another line have none)."""
     return sum(line["total_usd"] for line in lines if isinstance(line.get("total_usd"), int | float))
