@@ -8,4 +8,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner.settings")
 
 app = Celery("planner")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["planner", "catalog"])
+app.autodiscover_tasks(["planner", "planner.fleets", "catalog"])

@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "catalog",
     "planner",
+    "planner.fleets",
 ]
 
 MIDDLEWARE = [

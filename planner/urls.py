@@ -27,6 +27,7 @@ urlpatterns = [
     path("scenarios/<int:pk>/share/<int:link_id>/revoke/", views.share_revoke, name="share_revoke"),
     path("shared/<str:token>/", views.share_view, name="share_view"),
     path("sweeps/", include("planner.sweeps.urls")),
+    path("fleets/", include("planner.fleets.urls")),
     path("reports/", include("planner.reports.urls")),
     path("api/", include("planner.api.urls")),
     path("catalog/", include("catalog.urls")),

@@ -7,6 +7,7 @@ contract's answer (result.py), queues simulated under FIFO with backfill (queues
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from time import perf_counter
 from typing import Any
 
@@ -20,15 +21,31 @@ from planner.engine.version import ENGINE_VERSION
 __all__ = ["plan"]
 
 
-def plan(payload: Any) -> dict[str, Any]:
-    """The contract's `fleet` answer; SpecError (every problem with its field path) on bad input."""
+#: A progress callback: (phase, fraction of the whole plan done, 0-1).
+Progress = Callable[[str, float], None]
+#: Share of the whole plan's time each phase is reported at (sizing dominates when models are sized).
+SIZING_SHARE, SOLVE_SHARE, LIMITS_SHARE = 0.5, 0.3, 0.15
+
+
+def _quiet(phase: str, done: float) -> None:
+    return None
+
+
+def plan(payload: Any, progress: Progress | None = None) -> dict[str, Any]:
+    """The contract's `fleet` answer; SpecError (every problem with its field path) on bad input. `progress`, when
+    given, is called with the phase and the share done (sizing, solving, limits, done)."""
+    report = progress or _quiet
     started = perf_counter()
     spec = parse_fleet(payload)
-    demand = workload_demand(spec)
+    demand = workload_demand(spec, lambda share: report("sizing", SIZING_SHARE * share))
     sized = perf_counter()
+    report("solving", SIZING_SHARE)
     sol = solve(spec, demand)
+    report("limits", SIZING_SHARE + SOLVE_SHARE)
     limits = blocking_limits(spec, demand, sol)
+    report("results", SIZING_SHARE + SOLVE_SHARE + LIMITS_SHARE)
     body = build_result(spec, demand, sol, limits)
+    report("done", 1.0)
     warnings = list(spec.warnings) + demand.warnings
     if sol.fallback:
         warnings.append(sol.fallback)

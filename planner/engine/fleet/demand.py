@@ -15,6 +15,7 @@ that pool and the reason is kept for the `unserved` report.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -279,13 +280,15 @@ def _default_batch(model: Any, i: int) -> int:
     return max(1, 2 ** round(math.log2(BATCH_TOKENS_DEFAULT / seq)))
 
 
-def workload_demand(spec: FleetSpec) -> Demand:
-    """Every workload's demand on every pool it may use (module docstring)."""
+def workload_demand(spec: FleetSpec, progress: Callable[[float], None] | None = None) -> Demand:
+    """Every workload's demand on every pool it may use (module docstring); `progress` gets the share done."""
     by_pool: dict[str, dict[str, PoolDemand]] = {}
     failures: dict[str, dict[str, str]] = {}
     notes: dict[str, Any] = {}
     problems: list[Problem] = []
     for i, w in enumerate(spec.workloads):
+        if progress is not None:
+            progress(i / max(len(spec.workloads), 1))
         by_pool[w.id], failures[w.id] = {}, {}
         for j, pool in _pools_for(spec, w):
             try:

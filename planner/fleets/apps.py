@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class FleetsConfig(AppConfig):
+    """Saved fleet plans (issue 16): many workloads on mixed GPU pools over time, planned by planner.engine.fleet."""
+
+    name = "planner.fleets"
+    label = "fleets"
+    verbose_name = "Fleet plans"
+    default_auto_field = "django.db.models.BigAutoField"

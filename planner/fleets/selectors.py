@@ -1,0 +1,30 @@
+"""Reading fleet plans: every lookup filters by owner, so another user's plan is a 404."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+
+from planner.fleets.models import FleetPlan
+
+
+def plan_list(*, user: AbstractBaseUser) -> QuerySet[FleetPlan]:
+    return FleetPlan.objects.filter(owner=user).defer("result", "payload")
+
+
+def plan_get(*, user: AbstractBaseUser, pk: int) -> FleetPlan:
+    return get_object_or_404(FleetPlan, owner=user, pk=pk)
+
+
+def plan_status(*, plan: FleetPlan) -> dict[str, Any]:
+    return {
+        "status": plan.status,
+        "status_label": plan.get_status_display(),
+        "phase": plan.phase,
+        "progress": plan.progress,
+        "error": plan.error,
+        "done": plan.status in ("done", "failed", "draft"),
+    }
