@@ -8,6 +8,9 @@ they still minimise the loss on the shipped cases.
 Loss: the mean over calibration cases of min(|ln(engine / published)|, CLIP)², throughput and latency cases
 weighted equally (clipping keeps a saturated latency, which can be 50x off, from deciding the fit alone).
 Search: coordinate descent over a grid per constant inside its published range, a few sweeps.
+Leave-one-out (`python -m planner.engine.accuracy.serving_calibrate loo`): for every calibration case, the same
+descent from the same starting constants with that case's measurements out of the loss, and the case's engine value at
+that refit; the constant sets are memoised, so the 50-odd refits cost a few times one fit.
 """
 
 from __future__ import annotations
@@ -95,18 +98,40 @@ def _grid(name: str) -> list[float]:
     return [low + (high - low) * i / (n - 1) for i in range(n)]
 
 
-def fit(sweeps: int = 3, out: TextIO | None = None) -> dict[str, float]:
-    """Coordinate descent from the current constants (module docstring)."""
-    rows = calibration_rows()
-    best = {k: get(k) for k in SEARCH_SPACE}
-    with constants(best):
-        best_loss = loss(evaluate_cases(rows))
+class Evaluator:
+    """Engine values of every calibration case for a set of constants, each set computed once (a leave-one-out
+    refit revisits most of the full fit's points, so the memo makes a refit per left-out case affordable)."""
+
+    def __init__(self, rows: list[dict[str, str]] | None = None) -> None:
+        self.rows = rows if rows is not None else calibration_rows()
+        self.memo: dict[tuple[tuple[str, float], ...], tuple[ServingCase, ...]] = {}
+
+    def __call__(self, vector: dict[str, float]) -> tuple[ServingCase, ...]:
+        key = tuple(sorted((k, round(v, 12)) for k, v in vector.items()))
+        if key not in self.memo:
+            with constants(vector):
+                self.memo[key] = evaluate_cases(self.rows)
+        return self.memo[key]
+
+
+def fit(
+    sweeps: int = 3,
+    out: TextIO | None = None,
+    *,
+    exclude: str | None = None,
+    evaluator: Evaluator | None = None,
+    start: dict[str, float] | None = None,
+) -> dict[str, float]:
+    """Coordinate descent from `start` (default: the current constants), module docstring; `exclude` leaves one
+    case's measurements out of the loss."""
+    run = evaluator or Evaluator()
+    best = dict(start) if start is not None else {k: get(k) for k in SEARCH_SPACE}
+    best_loss = loss(run(best), exclude=exclude)
     for sweep in range(sweeps):
         for name in SEARCH_SPACE:
             for value in _grid(name):
                 trial = {**best, name: value}
-                with constants(trial):
-                    trial_loss = loss(evaluate_cases(rows))
+                trial_loss = loss(run(trial), exclude=exclude)
                 if trial_loss < best_loss - 1e-12:
                     best, best_loss = trial, trial_loss
             if out:
@@ -114,29 +139,28 @@ def fit(sweeps: int = 3, out: TextIO | None = None) -> dict[str, float]:
     return best
 
 
-def leave_one_out(best: dict[str, float] | None = None) -> dict[tuple[str, str], float]:
-    """Engine value of every calibration case with that measurement left out of the fit: among the constants on
-    one coordinate sweep through the fitted point (every grid value of every constant, the others at their fitted
-    values), the set with the lowest loss on the other measurements predicts the one left out."""
-    rows = calibration_rows()
-    best = best or {k: get(k) for k in SEARCH_SPACE}
-    vectors = [best] + [{**best, name: v} for name in SEARCH_SPACE for v in _grid(name)]
-    runs = []
-    for vector in vectors:
-        with constants(vector):
-            runs.append(evaluate_cases(rows))
-    out: dict[tuple[str, str], float] = {}
-    for row in rows:
-        losses = [loss(run, exclude=row["id"]) for run in runs]
-        chosen = runs[losses.index(min(losses))]
-        for c in chosen:
+def leave_one_out(sweeps: int = 3, out: TextIO | None = None) -> dict[tuple[str, str], float]:
+    """Engine value of every calibration case with that case's measurements left out of the fit: a true refit
+    (the same coordinate descent, from the same starting constants, on the other cases) per left-out case."""
+    run = Evaluator()
+    start = {k: get(k) for k in SEARCH_SPACE}
+    values: dict[tuple[str, str], float] = {}
+    for row in run.rows:
+        refit = fit(sweeps, exclude=row["id"], evaluator=run, start=start)
+        for c in run(refit):
             if c.id == row["id"]:
-                out[(c.id, c.metric)] = c.engine
-    return out
+                values[(c.id, c.metric)] = c.engine
+        if out:
+            moved = {k: round(v, 4) for k, v in refit.items() if abs(v - start[k]) > 1e-12}
+            print(
+                f"{row['id']}: refit moved {moved or 'nothing'} ({len(run.memo)} constant sets so far)",
+                file=out,
+            )
+    return values
 
 
-def write_leave_one_out(path: Path = LOO_PATH) -> None:
-    values = leave_one_out()
+def write_leave_one_out(path: Path = LOO_PATH, out: TextIO | None = None) -> None:
+    values = leave_one_out(out=out)
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", "metric", "engine_leave_one_out"])
@@ -147,7 +171,7 @@ def write_leave_one_out(path: Path = LOO_PATH) -> None:
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["loo"]:
-        write_leave_one_out()
+        write_leave_one_out(out=out)
         print(f"wrote {LOO_PATH}", file=out)
         return 0
     best = fit(out=out)
