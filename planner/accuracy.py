@@ -34,9 +34,9 @@ GROUPS: dict[str, tuple[str, str]] = {
     ),
     "whole_run": (
         "Whole training runs (GPU-hours)",
-        "Published GPU-hours of complete runs against the engine's time with its goodput model (failures, "
-        "checkpoints, restarts). Tolerance 25%. The engine is faster than every one of them: real runs on "
-        "software less tuned than NVIDIA's benchmarks land in the upper half of the range, or above it.",
+        "Published GPU-hours of complete runs against the engine's whole-run time: the steady state plus "
+        "evaluation passes, stragglers and other run losses (fitted on these runs), checkpoints, failures and "
+        "restarts (training/goodput.py). Tolerance 25%.",
     ),
     "benchmark": (
         "Other published throughput",

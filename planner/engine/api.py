@@ -8,6 +8,7 @@ plain JSON values. `search` is search/layouts.py.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 from planner.engine.accuracy import uncertainty
@@ -134,8 +135,9 @@ def _training(
     th = throughput(sh, lay, hw, br["step_s"])
     tokens_per_step = sc.parallelism.global_batch * sc.model.seq_len
     steady_s = sc.tokens / tokens_per_step * step_s
-    gp = goodput.estimate_goodput(sc.goodput, c.gpus, steady_s)
-    total_s = steady_s / gp.fraction
+    ramp_s, long_s = _whole_run_extras(sc, sh, num, hw, tokens_per_step / step_s, warnings)
+    gp = goodput.estimate_goodput(sc.goodput, c.gpus, steady_s, ramp_s, long_s)
+    total_s = gp.total_s
     low_s, high_s = uncertainty.time_range(total_s)
     gpu_hours = c.gpus * total_s / HOUR
     warnings.extend(gp.warnings)
@@ -167,6 +169,8 @@ def _training(
         "gpu_hours_high": c.gpus * high_s / HOUR,
         "goodput": gp.fraction,
         "steady_days": steady_s / DAY,
+        "steady_state_days": steady_s / DAY,
+        "overheads": goodput.overheads(gp),
         "steps": sc.tokens / tokens_per_step,
         "tokens": sc.tokens,
         "expected_interruptions": gp.failures,
@@ -179,6 +183,37 @@ def _training(
         "time": time_section,
     }
     return sections, total_s, (low_s, high_s)
+
+
+def _whole_run_extras(
+    sc: Scenario, sh: ModelShape, num: Any, hw: Any, tokens_per_s: float, warnings: list[str]
+) -> tuple[float, float]:
+    """Extra seconds of the batch ramp-up (its tokens at half the global batch) and of the long-context stage (its
+    tokens at long_context_seq_len instead of seq_len) over the same tokens at the steady state
+    (training/goodput.py). Both 0 unless the input states them."""
+    assert sc.model is not None and sc.tokens is not None
+    gp, p = sc.goodput, sc.parallelism
+    per_step = p.micro_batch * p.dp
+    ramp_s = long_s = 0.0
+    if gp.ramp_up_tokens > 0:
+        half = max(per_step, (p.global_batch // 2) // per_step * per_step)
+        rate = _tokens_per_s(sh, replace(p, global_batch=half), num, hw, half * sc.model.seq_len)
+        ramp_s = max(min(gp.ramp_up_tokens, sc.tokens) * (1.0 / rate - 1.0 / tokens_per_s), 0.0)
+    if gp.long_context_tokens > 0 and gp.long_context_seq_len:
+        seq = gp.long_context_seq_len
+        batch = max(per_step, round(p.global_batch * sc.model.seq_len / seq / per_step) * per_step)
+        long_sh = shape_of(replace(sc.model, seq_len=seq))
+        rate = _tokens_per_s(long_sh, replace(p, global_batch=batch), num, hw, batch * seq)
+        long_s = max(min(gp.long_context_tokens, sc.tokens) * (1.0 / rate - 1.0 / tokens_per_s), 0.0)
+        if gp.long_context_tokens > sc.tokens:
+            warnings.append(
+                "long_context_tokens_b exceeds tokens_b: the whole run is timed at the long context"
+            )
+    return ramp_s, long_s
+
+
+def _tokens_per_s(sh: ModelShape, parallelism: Any, num: Any, hw: Any, tokens_per_step: float) -> float:
+    return tokens_per_step / float(step_breakdown(sh, layout_for(parallelism), num, hw)["step_s"])
 
 
 def _model_section(sc: Scenario, sh: ModelShape) -> ModelSection:

@@ -102,6 +102,11 @@ class StepBreakdownS(TypedDict):
     optimizer: float
 
 
+class OverheadPart(TypedDict):
+    days: float
+    share: float  # of the whole run's days
+
+
 class TimeSection(TypedDict):
     """Training time (kind "training")."""
 
@@ -117,8 +122,10 @@ class TimeSection(TypedDict):
     days_high: float
     gpu_hours_low: float
     gpu_hours_high: float
-    goodput: float
-    steady_days: float  # without interruptions
+    goodput: float  # steady-state time / whole-run time
+    steady_days: float  # the steady state alone (no overheads)
+    steady_state_days: float  # the same figure under the name issue 13 gives it
+    overheads: dict[str, OverheadPart]  # training/goodput.PARTS -> days and share of the whole run
     steps: float
     tokens: float
     expected_interruptions: float

@@ -609,7 +609,7 @@ REPORT_DETAIL_METRICS: tuple[Column, ...] = (
     ),
     Column(
         "steady_days",
-        "Training time without failures",
+        "Steady-state training time (no overheads)",
         result_value(lambda r: r["time"]["steady_days"]),
         _sig3,
         "days",

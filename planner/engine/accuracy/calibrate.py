@@ -5,6 +5,10 @@ every shipped time-like case (planner/engine/accuracy/data/validation.csv), mini
 tolerance-normalised errors Σ (error / tolerance)², subject to the Korthikanti Table 5 median staying within 5%.
 The same constants then apply to every estimate; no case has its own. The result (0.88, 96, 0.80) is what the
 modules ship; rerun this after changing the model and update the constants if the optimum moves.
+
+Then the whole-run straggler coefficient (training/goodput.py STRAGGLER_PER_DOUBLING) on every shipped whole run
+at once (`python -m planner.engine.accuracy.calibrate stragglers` runs only that step). The holdout cases (column
+holdout) never enter either fit.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import TextIO
 
 from planner.engine.accuracy.validation import KORTHIKANTI_MEDIAN_TOLERANCE, evaluate_cases, load_rows
 from planner.engine.perf import comm, efficiency
+from planner.engine.training import goodput
 
 GRID = {
     "FRAMEWORK_GEMM_FRACTION": (0.84, 0.86, 0.88, 0.90, 0.92, 0.94),
@@ -47,5 +52,45 @@ def calibrate(out: TextIO = sys.stdout, top: int = 5) -> list[tuple[float, float
     return scored
 
 
+#: Candidate whole-run slowdowns (goodput.STRAGGLER_FRACTION) and growths per doubling of the node count
+#: (goodput.STRAGGLER_PER_DOUBLING).
+STRAGGLER_GRID = {
+    "STRAGGLER_FRACTION": tuple(round(0.025 * i, 3) for i in range(13)),
+    "STRAGGLER_PER_DOUBLING": (0.0, 0.005, 0.01, 0.015, 0.02, 0.03),
+}
+
+
+def whole_run_rows() -> list[dict[str, str]]:
+    """The shipped whole runs the straggler fit scores (holdout and known outliers out)."""
+    return [
+        r for r in load_rows() if r["group"] == "whole_run" and not r["holdout"] and not r["known_outlier"]
+    ]
+
+
+def calibrate_stragglers(out: TextIO = sys.stdout, top: int = 8) -> list[tuple[float, float, float]]:
+    """Fit goodput.STRAGGLER_FRACTION and STRAGGLER_PER_DOUBLING on every shipped whole run at once, with the
+    steady-state constants above as shipped: the straggler terms move no steady-state case, so the cases they can
+    score are the whole runs. Same loss: Σ (error / tolerance)²."""
+    rows = whole_run_rows()
+    saved = (goodput.STRAGGLER_FRACTION, goodput.STRAGGLER_PER_DOUBLING)
+    scored: list[tuple[float, float, float]] = []
+    try:
+        for base, per_doubling in itertools.product(*STRAGGLER_GRID.values()):
+            goodput.STRAGGLER_FRACTION, goodput.STRAGGLER_PER_DOUBLING = base, per_doubling
+            loss = sum((c.error / c.tolerance) ** 2 for c in evaluate_cases(rows))
+            scored.append((loss, base, per_doubling))
+    finally:
+        goodput.STRAGGLER_FRACTION, goodput.STRAGGLER_PER_DOUBLING = saved
+    scored.sort()
+    print("loss      straggler_fraction  per_doubling", file=out)
+    for loss, base, per_doubling in scored[:top]:
+        print(f"{loss:8.3f}  {base:18.3f}  {per_doubling:12.3f}", file=out)
+    return scored
+
+
 if __name__ == "__main__":
-    calibrate()
+    if sys.argv[1:] == ["stragglers"]:
+        calibrate_stragglers()
+    else:
+        calibrate()
+        calibrate_stragglers()

@@ -17,7 +17,7 @@ LOW_PERCENTILE = 10.0
 HIGH_PERCENTILE = 90.0
 #: p10 and p90 of published/engine time over the shipped time-like cases (see above).
 TIME_RATIO_LOW = 0.84
-TIME_RATIO_HIGH = 1.25
+TIME_RATIO_HIGH = 1.10
 
 
 def time_range(value: float) -> tuple[float, float]:

@@ -18,6 +18,7 @@ from planner.engine.inputs.scenario import ClusterSpec, Scenario
 from planner.engine.inputs.specs import PRECISIONS, GpuSpec
 from planner.engine.inputs.suggest import did_you_mean
 from planner.engine.inputs.units import (
+    BILLION,
     BITS_PER_BYTE,
     BITS_PER_GBIT,
     GB,
@@ -71,7 +72,21 @@ NETWORK_KEYS = (
 )
 SWITCH_KEYS = ("name", "ports", "port_gbps", "power_w", "usd")
 COOLING_KEYS = ("name", "pue", "rack_density_kw", "capex_usd_per_kw", "wue_l_per_kwh")
-GOODPUT_KEYS = ("mtbf_gpu_hours", "checkpoint_interval_min", "checkpoint_write_s", "restart_min", "fraction")
+GOODPUT_KEYS = (
+    "mtbf_gpu_hours",
+    "checkpoint_interval_min",
+    "checkpoint_write_s",
+    "restart_min",
+    "fraction",
+    "eval_interval_steps",
+    "eval_steps",
+    "straggler_fraction",
+    "straggler_per_doubling",
+    "data_stall_fraction",
+    "ramp_up_tokens_b",
+    "long_context_tokens_b",
+    "long_context_seq_len",
+)
 ECONOMICS_KEYS = tuple(f.name for f in fields(tco.EconomicsSpec))
 SEARCH_KEYS = ("gpus", "nodes", "objective", "max_results", "max_configs")
 
@@ -349,7 +364,36 @@ def parse_goodput(g: Fields | None, problems: list[Problem]) -> goodput.GoodputS
         kwargs["restart_s"] = restart * MINUTE
     if fraction is not None:
         kwargs["fraction"] = fraction
+    kwargs.update(_whole_run_parts(g, problems))
     return goodput.GoodputSpec(**kwargs)
+
+
+def _whole_run_parts(g: Fields, problems: list[Problem]) -> dict[str, Any]:
+    """The whole-run inputs beside failures (training/goodput.py): evaluation, stragglers, stalls, ramp-up and
+    long-context stages."""
+    out: dict[str, Any] = {}
+    values = {
+        "eval_interval_steps": g.number("eval_interval_steps", above=0),
+        "eval_steps": g.number("eval_steps", minimum=0),
+        "straggler_fraction": g.number("straggler_fraction", minimum=0, maximum=10.0),
+        "straggler_per_doubling": g.number("straggler_per_doubling", minimum=0, maximum=1.0),
+        "data_stall_fraction": g.number("data_stall_fraction", minimum=0, maximum=10.0),
+    }
+    out.update({k: v for k, v in values.items() if v is not None})
+    ramp = g.number("ramp_up_tokens_b", minimum=0)
+    if ramp is not None:
+        out["ramp_up_tokens"] = ramp * BILLION
+    long_tokens = g.number("long_context_tokens_b", minimum=0)
+    long_seq = g.number("long_context_seq_len", integer=True, minimum=1)
+    if long_tokens:
+        if long_seq is None:
+            problems.append(
+                Problem(join(g.path, "long_context_seq_len"), "required with long_context_tokens_b (tokens)")
+            )
+        out["long_context_tokens"] = long_tokens * BILLION
+    if long_seq is not None:
+        out["long_context_seq_len"] = int(long_seq)
+    return out
 
 
 def parse_search(top: Fields, problems: list[Problem]) -> dict[str, Any]:
