@@ -6,8 +6,10 @@ priced inside the server says so instead of being counted twice. Columns: `colum
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
+from planner.engine.results import EstimateResult
 from planner.models import Scenario, ScenarioResult
 from planner.reports.formatting import dig
 
@@ -40,11 +42,12 @@ def _count(value: Any, singular: str, plural: str) -> str:
 
 
 def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[HardwareBomRow]:
-    payload, output = result.input_payload, result.output
+    payload = result.input_payload
+    output: EstimateResult = result.output
     cluster = payload.get("cluster", {})
     gpu = cluster.get("gpu") if isinstance(cluster.get("gpu"), dict) else {}
     nodes, per_node = cluster.get("nodes"), cluster.get("gpus_per_node")
-    capex = dig(output, "cost", "capex_breakdown_usd") or {}
+    capex: Mapping[str, Any] = output.get("cost", {}).get("capex_breakdown_usd") or {}
     rows: list[HardwareBomRow] = []
     server_usd = dig(payload, "economics", "gpu_server_usd")
     planner_inputs = {a["name"]: a for a in result.input_assumptions}
@@ -120,6 +123,6 @@ def hardware_bom(*, result: ScenarioResult, scenario: Scenario) -> list[Hardware
         rows.append(_row("Storage", "shared storage, TB", storage_tb, None, capex.get("storage"), "engine"))
     if capex.get("facility"):
         cooling = scenario.cooling.name if scenario.cooling_id else "default cooling"
-        racks = dig(output, "power", "racks")
+        racks = output.get("power", {}).get("racks")
         rows.append(_row("Facility fit-out", f"{cooling}; racks", racks, None, capex["facility"], "engine"))
     return rows

@@ -1,4 +1,4 @@
-"""Plotly figure specs (plain dicts: data + layout) built from the engine's output dict.
+"""Plotly figure specs (plain dicts: data + layout) built from the engine's output (planner/engine/results.py).
 
 The same specs feed the results page (plotly.js reads them from a json_script block), the live preview (JSON) and,
 later, the PDF (plotly can render the dicts to SVG server-side). Charts only re-shape engine figures: titles,
@@ -8,10 +8,11 @@ axis labels with units, one trace per engine key; no figure is computed here.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from typing import Any
 
+from planner.engine.results import EstimateResult
 from planner.reports import formatting as f
-from planner.reports.formatting import dig
 
 PALETTE = ["#1f5fbf", "#0f8a6a", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#64748b"]
 CAPACITY_COLOR = "#b42318"
@@ -80,12 +81,13 @@ def _chart(key: str, title: str, data: list[dict[str, Any]], layout: dict[str, A
     return {"key": key, "title": title, "figure": {"data": data, "layout": layout}}
 
 
-def memory_chart(output: dict[str, Any]) -> dict[str, Any] | None:
+def memory_chart(output: EstimateResult) -> dict[str, Any] | None:
     """Stacked memory per GPU by part against the GPU's capacity line."""
-    breakdown = dig(output, "memory", "breakdown_gib") or {
-        key: dig(output, "memory", f"{key}_gib") for key, _ in MEMORY_PARTS
+    memory = output.get("memory", {})
+    breakdown: Mapping[str, Any] = memory.get("breakdown_gib") or {
+        key: memory.get(f"{key}_gib") for key, _ in MEMORY_PARTS
     }
-    capacity = dig(output, "memory", "capacity_gib")
+    capacity = memory.get("capacity_gib")
     if not any(breakdown.get(key) for key, _ in MEMORY_PARTS):
         return None
     label = "Most loaded GPU"
@@ -101,8 +103,8 @@ def memory_chart(output: dict[str, Any]) -> dict[str, Any] | None:
         for i, (key, name) in enumerate(MEMORY_PARTS)
         if breakdown.get(key)
     ]
-    per_gpu = dig(output, "memory", "per_gpu_gib")
-    fits = dig(output, "memory", "fits")
+    per_gpu = memory.get("per_gpu_gib")
+    fits = memory.get("fits")
     verdict = "fits" if fits else "does not fit"
     title = f"Memory per GPU: {f.quantity(per_gpu, 'GiB')} of {f.quantity(capacity, 'GiB')} ({verdict})"
     layout = _layout(title, "", "GiB per GPU", barmode="stack")
@@ -135,15 +137,16 @@ def memory_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     return _chart("memory", title, data, layout)
 
 
-def step_time_chart(output: dict[str, Any]) -> dict[str, Any] | None:
+def step_time_chart(output: EstimateResult) -> dict[str, Any] | None:
     """Horizontal bars: seconds per optimizer step by component (none for a model that does not fit)."""
     if not f.runs(output):
         return None
-    breakdown = dig(output, "time", "breakdown_s") or {}
+    time = output.get("time", {})
+    breakdown: Mapping[str, Any] = time.get("breakdown_s") or {}
     parts = [(name, breakdown.get(key)) for key, name in STEP_PARTS if breakdown.get(key)]
     if not parts:
         return None
-    step_s = dig(output, "time", "step_s")
+    step_s = time.get("step_s")
     title = f"Step time by component (one step: {f.quantity(step_s, 's')})"
     data = [
         {
@@ -161,13 +164,14 @@ def step_time_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     return _chart("step_time", title, data, layout)
 
 
-def power_chart(output: dict[str, Any]) -> dict[str, Any] | None:
+def power_chart(output: EstimateResult) -> dict[str, Any] | None:
     """Stacked bars: IT power by part, and facility power (IT plus cooling overhead through PUE)."""
-    breakdown = dig(output, "power", "breakdown_kw") or {}
+    power = output.get("power", {})
+    breakdown: Mapping[str, Any] = power.get("breakdown_kw") or {}
     if not breakdown:
         return None
-    pue = dig(output, "power", "pue")
-    facility_kw = dig(output, "power", "facility_kw")
+    pue = power.get("pue")
+    facility_kw = power.get("facility_kw")
     columns = ["IT load", f"Facility (PUE {f.sig(pue)})"]
     data = []
     for i, (key, name) in enumerate(POWER_PARTS):
@@ -185,14 +189,15 @@ def power_chart(output: dict[str, Any]) -> dict[str, Any] | None:
                 "hovertemplate": f"{name}: %{{y:,.1f}} kW<extra></extra>",
             }
         )
-    title = f"Power draw: facility {f.power_kw(facility_kw)}, IT {f.power_kw(dig(output, 'power', 'it_kw'))}"
+    title = f"Power draw: facility {f.power_kw(facility_kw)}, IT {f.power_kw(power.get('it_kw'))}"
     return _chart("power", title, data, _layout(title, "", "kW (average while running)", barmode="stack"))
 
 
-def tco_category_chart(output: dict[str, Any]) -> dict[str, Any] | None:
+def tco_category_chart(output: EstimateResult) -> dict[str, Any] | None:
     """Stacked bars: the one-off capex by category and the yearly opex by category."""
-    capex = dig(output, "cost", "capex_breakdown_usd") or {}
-    opex = dig(output, "cost", "opex_breakdown_usd_per_year") or {}
+    cost = output.get("cost", {})
+    capex: Mapping[str, Any] = cost.get("capex_breakdown_usd") or {}
+    opex: Mapping[str, Any] = cost.get("opex_breakdown_usd_per_year") or {}
     if not capex and not opex:
         return None
     data = []
@@ -202,8 +207,8 @@ def tco_category_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     for i, (key, name) in enumerate(OPEX_PARTS):
         if opex.get(key):
             data.append(_money_bar(name, ["Opex (per year)"], [opex[key]], PALETTE[4 + i]))
-    tco = dig(output, "cost", "tco_usd")
-    years = dig(output, "cost", "yearly")
+    tco = cost.get("tco_usd")
+    years = cost.get("yearly")
     life = f" over {len(years)} years" if isinstance(years, list) and years else ""
     title = f"Cost by category: TCO {f.usd_compact(tco)}{life}"
     return _chart("tco_category", title, data, _layout(title, "", "USD", barmode="stack"))
@@ -220,9 +225,9 @@ def _money_bar(name: str, x: list[Any], y: list[Any], color: str) -> dict[str, A
     }
 
 
-def tco_year_chart(output: dict[str, Any]) -> dict[str, Any] | None:
+def tco_year_chart(output: EstimateResult) -> dict[str, Any] | None:
     """Stacked capex and opex per year with the cumulative cost as a line."""
-    yearly = dig(output, "cost", "yearly") or []
+    yearly = output.get("cost", {}).get("yearly") or []
     if not yearly:
         return None
     years = [row.get("year") for row in yearly]
@@ -245,9 +250,10 @@ def tco_year_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     return _chart("tco_year", title, data, layout)
 
 
-def own_vs_rent_chart(output: dict[str, Any]) -> dict[str, Any] | None:
+def own_vs_rent_chart(output: EstimateResult) -> dict[str, Any] | None:
     """Cumulative cost of owning against renting the same GPU-hours, with the break-even month marked."""
-    monthly = dig(output, "cost", "monthly_own_vs_rent") or {}
+    cost = output.get("cost", {})
+    monthly: Mapping[str, Any] = cost.get("monthly_own_vs_rent") or {}
     months = monthly.get("month") or []
     if not months:
         return None
@@ -271,7 +277,7 @@ def own_vs_rent_chart(output: dict[str, Any]) -> dict[str, Any] | None:
             "hovertemplate": "Month %{x}: rent $%{y:,.0f}<extra></extra>",
         },
     ]
-    breakeven = dig(output, "cost", "breakeven_month")
+    breakeven = cost.get("breakeven_month")
     if breakeven is None:
         title = "Own against rent: renting stays cheaper over the life"
     else:
@@ -304,7 +310,7 @@ def own_vs_rent_chart(output: dict[str, Any]) -> dict[str, Any] | None:
     return _chart("own_vs_rent", title, data, layout)
 
 
-def result_charts(output: dict[str, Any], *, kind: str) -> list[dict[str, Any]]:
+def result_charts(output: EstimateResult, *, kind: str) -> list[dict[str, Any]]:
     """Every chart that applies to a result, in page order."""
     builders = [
         memory_chart,
@@ -339,14 +345,17 @@ def axis_label(name: str) -> str:
     return "<br>".join(lines)
 
 
-def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def comparison_charts(names: list[str], outputs: list[EstimateResult]) -> list[dict[str, Any]]:
     """Grouped charts for 2-4 scenarios: time with its range, memory against capacity, power, cost by category."""
     charts: list[dict[str, Any]] = []
     names = [axis_label(name) for name in names]
-    days = [(dig(o, "time", "days") or dig(o, "job", "days")) if f.runs(o) else None for o in outputs]
+    days = [
+        (o.get("time", {}).get("days") or o.get("job", {}).get("days")) if f.runs(o) else None
+        for o in outputs
+    ]
     if any(d is not None for d in days):
-        low = [dig(o, "time", "days_low") for o in outputs]
-        high = [dig(o, "time", "days_high") for o in outputs]
+        low = [o.get("time", {}).get("days_low") for o in outputs]
+        high = [o.get("time", {}).get("days_high") for o in outputs]
         bar: dict[str, Any] = {
             "type": "bar",
             "x": names,
@@ -364,7 +373,7 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
             }
         title = "Time to finish (bars: estimate; whiskers: low–high range)"
         charts.append(_chart("cmp_days", title, [bar], _layout(title, "", "Days", showlegend=False)))
-    need = [dig(o, "memory", "per_gpu_gib") for o in outputs]
+    need = [o.get("memory", {}).get("per_gpu_gib") for o in outputs]
     if any(n is not None for n in need):
         title = "Memory per GPU against capacity"
         data = [
@@ -373,7 +382,7 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
                 "type": "bar",
                 "name": "GPU capacity",
                 "x": names,
-                "y": [dig(o, "memory", "capacity_gib") for o in outputs],
+                "y": [o.get("memory", {}).get("capacity_gib") for o in outputs],
                 "marker": {"color": "#cbd5e1"},
             },
         ]
@@ -384,19 +393,19 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
             "type": "bar",
             "name": "IT",
             "x": names,
-            "y": [dig(o, "power", "it_kw") for o in outputs],
+            "y": [o.get("power", {}).get("it_kw") for o in outputs],
             "marker": {"color": PALETTE[0]},
         },
         {
             "type": "bar",
             "name": "Facility (IT × PUE)",
             "x": names,
-            "y": [dig(o, "power", "facility_kw") for o in outputs],
+            "y": [o.get("power", {}).get("facility_kw") for o in outputs],
             "marker": {"color": PALETTE[2]},
         },
     ]
     charts.append(_chart("cmp_power", title, data, _layout(title, "", "kW", barmode="group")))
-    capex = [(dig(o, "cost", "capex_breakdown_usd") or {}) for o in outputs]
+    capex: list[Mapping[str, Any]] = [o.get("cost", {}).get("capex_breakdown_usd") or {} for o in outputs]
     if any(capex):
         title = "Capex by category"
         data = [
@@ -405,7 +414,7 @@ def comparison_charts(names: list[str], outputs: list[dict[str, Any]]) -> list[d
             if any(c.get(key) for c in capex)
         ]
         charts.append(_chart("cmp_capex", title, data, _layout(title, "", "USD", barmode="stack")))
-    tco = [dig(o, "cost", "tco_usd") for o in outputs]
+    tco = [o.get("cost", {}).get("tco_usd") for o in outputs]
     if any(t is not None for t in tco):
         title = "Total cost of ownership"
         data = [_money_bar("TCO", names, tco, PALETTE[3])]

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from planner import selectors
 from planner.engine.inputs.units import DAY, YEAR
+from planner.engine.results import EstimateResult
 from planner.models import Scenario, ScenarioResult
 from planner.reports import charts as chart_specs
 from planner.reports import columns as cols
@@ -160,9 +161,10 @@ def scenario_document(
     }
     if result is None:
         return context
-    output, kind = result.output, result.output.get("kind") or scenario.workload_kind
+    output: EstimateResult = result.output
+    kind = output.get("kind") or scenario.workload_kind
     bom = procurement_bom(result=result, scenario=scenario)
-    days = dig(output, "time", "days") if f.runs(output) else None
+    days = output.get("time", {}).get("days") if f.runs(output) else None
     years = dig(result.input_payload, "economics", "years")
     context.update(
         outlasts_life=bool(days and years and days * DAY > years * YEAR),
@@ -173,11 +175,11 @@ def scenario_document(
         inputs=(inputs := _inputs(result)),
         key_inputs=[(c, t) for _, rows in inputs for c, t in rows if c.key in KEY_INPUT_KEYS],
         assumptions=_assumptions(result),
-        memory_parts=_parts(dig(output, "memory", "breakdown_gib"), chart_specs.MEMORY_PARTS),
-        step_parts=_parts(dig(output, "time", "breakdown_s"), chart_specs.STEP_PARTS),
-        power_parts=_parts(dig(output, "power", "breakdown_kw"), chart_specs.POWER_PARTS),
-        capex_parts=_parts(dig(output, "cost", "capex_breakdown_usd"), chart_specs.CAPEX_PARTS),
-        opex_parts=_parts(dig(output, "cost", "opex_breakdown_usd_per_year"), chart_specs.OPEX_PARTS),
+        memory_parts=_parts(output.get("memory", {}).get("breakdown_gib"), chart_specs.MEMORY_PARTS),
+        step_parts=_parts(output.get("time", {}).get("breakdown_s"), chart_specs.STEP_PARTS),
+        power_parts=_parts(output.get("power", {}).get("breakdown_kw"), chart_specs.POWER_PARTS),
+        capex_parts=_parts(output.get("cost", {}).get("capex_breakdown_usd"), chart_specs.CAPEX_PARTS),
+        opex_parts=_parts(output.get("cost", {}).get("opex_breakdown_usd_per_year"), chart_specs.OPEX_PARTS),
         bom=bom,
         bom_total_usd=bom_total_usd(bom),
         bom_columns=cols.PROCUREMENT_BOM_COLUMNS,

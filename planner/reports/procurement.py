@@ -11,9 +11,11 @@ to the engine's capex (`cost.capex_usd`). Columns: `columns.PROCUREMENT_BOM_COLU
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from planner import adapters
+from planner.engine.results import EstimateResult
 from planner.models import FacilityKind, Scenario, ScenarioResult
 from planner.reports import formatting as f
 from planner.reports.bom import HardwareBomRow, hardware_bom
@@ -78,9 +80,9 @@ def _line(
     }
 
 
-def _assumption(output: dict[str, Any], key: str) -> dict[str, Any]:
-    value = dig(output, "assumptions", key)
-    return value if isinstance(value, dict) else {}
+def _assumption(output: EstimateResult, key: str) -> Mapping[str, Any]:
+    """The engine's assumption `key` (value, unit, source), empty when the result made none."""
+    return output.get("assumptions", {}).get(key) or {}
 
 
 def _planner_input(result: ScenarioResult, name: str) -> dict[str, Any]:
@@ -165,9 +167,9 @@ def _cpu_line(scenario: Scenario, row: HardwareBomRow) -> ProcurementLine:
     )
 
 
-def _network_lines(scenario: Scenario, output: dict[str, Any]) -> list[ProcurementLine]:
+def _network_lines(scenario: Scenario, output: EstimateResult) -> list[ProcurementLine]:
     """The engine's network BOM, each line with the assumption (or catalog row) that priced it."""
-    network = output.get("network") or {}
+    network: Mapping[str, Any] = output.get("network") or {}
     lines = []
     for bom_row in network.get("bom") or []:
         item = str(bom_row.get("item", ""))
@@ -201,7 +203,7 @@ def _network_lines(scenario: Scenario, output: dict[str, Any]) -> list[Procureme
     return lines
 
 
-def _storage_line(output: dict[str, Any], row: HardwareBomRow) -> ProcurementLine:
+def _storage_line(output: EstimateResult, row: HardwareBomRow) -> ProcurementLine:
     priced = _assumption(output, "tco.storage_usd_per_tb")
     return _line(
         "Storage",
@@ -217,16 +219,17 @@ def _storage_line(output: dict[str, Any], row: HardwareBomRow) -> ProcurementLin
 
 def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[ProcurementLine]:
     """Racks, then cooling and power: the fit-out when the facility is owned, the colocation rate when rented."""
-    output = result.output
-    power = output.get("power") or {}
-    capex = dig(output, "cost", "capex_breakdown_usd") or {}
-    opex = dig(output, "cost", "opex_breakdown_usd_per_year") or {}
+    output: EstimateResult = result.output
+    power: Mapping[str, Any] = output.get("power") or {}
+    cost = output.get("cost", {})
+    capex: Mapping[str, Any] = cost.get("capex_breakdown_usd") or {}
+    opex: Mapping[str, Any] = cost.get("opex_breakdown_usd_per_year") or {}
     colocation_rate = dig(result.input_payload, "economics", "colocation_usd_per_kw_month")
     rented = colocation_rate is not None
     cooling_label = (
         scenario.cooling.name
         if scenario.cooling_id
-        else str(dig(output, "assumptions", "power.cooling", "value") or "default")
+        else str(_assumption(output, "power.cooling").get("value") or "default")
     )
     lines = []
     if power.get("racks") is not None:
@@ -281,7 +284,7 @@ def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[Procurem
 
 def procurement_bom(*, result: ScenarioResult, scenario: Scenario) -> list[ProcurementLine]:
     """Every line of the bill of materials, in procurement order (compute, network, storage, facility)."""
-    output = result.output
+    output: EstimateResult = result.output
     lines: list[ProcurementLine] = []
     for row in hardware_bom(result=result, scenario=scenario):
         item = row["item"]
