@@ -311,6 +311,11 @@ SPECTACULAR_SETTINGS = {
             "name": "sweeps",
             "description": "Search GPU models × node counts × layouts around one of your scenarios.",
         },
+        {
+            "name": "fleets",
+            "description": "Many workloads on mixed GPU pools over time: what to buy each period and where "
+            "each workload runs (docs/fleet-contract.md).",
+        },
         {"name": "auth", "description": "Get the token every other call sends."},
         {
             "name": "catalog",

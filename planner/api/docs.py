@@ -41,12 +41,13 @@ HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 #: The environment variable the examples read the token from.
 TOKEN_VARIABLE = "PLANNER_TOKEN"
 #: Tags whose operations start unfolded; the rest (the catalog's 42 row operations) start folded.
-OPEN_TAGS = frozenset({"estimate", "scenarios", "sweeps", "auth"})
+OPEN_TAGS = frozenset({"estimate", "scenarios", "sweeps", "fleets", "auth"})
 #: Section titles by tag (the schema's tags carry names and descriptions).
 TAG_TITLES: dict[str, str] = {
     "estimate": "Estimate",
     "scenarios": "Scenarios",
     "sweeps": "Sweeps",
+    "fleets": "Fleet plans",
     "auth": "Authentication",
     "catalog": "Catalog",
 }
