@@ -18,7 +18,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from planner import ratelimit, selectors, services, showcase
+from planner import ratelimit, selectors, services, serving_size, showcase
 from planner.accuracy import accuracy_page
 from planner.engine.inputs.errors import SpecError
 from planner.forms import (
@@ -275,6 +275,15 @@ def scenario_reevaluate(request: HttpRequest, pk: int) -> HttpResponse:
             request, "Evaluated again with today's catalog and engine; earlier results are kept."
         )
     return redirect(scenario)
+
+
+@login_required
+@require_GET
+@ratelimit.limited("evaluate", "sizings", methods=("GET",))
+def scenario_size(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Size it for me": the scenario's service sized on several GPU types (planner/serving_size.py)."""
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    return render(request, "planner/scenario_size.html", {"page": serving_size.size_scenario(scenario)})
 
 
 # ------------------------------------------------------------------------------------------------ clone / delete

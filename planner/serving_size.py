@@ -1,0 +1,134 @@
+""" "Size it for me": an inference scenario's service (model, lengths, request rate, latency targets, precision) sized on
+several GPU types by the engine's sizer (planner.engine.api.size_service), for the page and its throughput-latency
+curves. Read-only: nothing is stored.
+
+The request rate is the scenario's target output tokens/s over its output length (the form asks tokens/s; the sizer
+works in requests/s). Candidates: the scenario's own catalog GPU and the common serving GPUs below, each with the
+catalog's rental reference and a node priced from the catalog GPU price (adapters.node_price_from_gpus).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from catalog.models import Gpu
+from planner import adapters
+from planner.engine import api as engine
+from planner.engine.inference import rates
+from planner.engine.inputs.errors import SpecError
+from planner.models import Scenario, WorkloadKind
+
+#: GPU types every sizing compares (catalog ids): the data-centre serving GPUs of the serving validation set.
+SIZING_GPU_IDS = ("nvidia_h100_sxm5_80gb", "nvidia_h200_sxm_141gb", "nvidia_b200_hgx", "amd_mi300x")
+
+
+@dataclass(frozen=True)
+class SizingPage:
+    scenario: Scenario
+    answer: dict[str, Any] | None
+    problem: str | None  # why there is no answer (not an inference scenario, no rate, an engine refusal)
+    charts: tuple[dict[str, Any], ...] = ()
+    throughput_range: tuple[float, float] = rates.THROUGHPUT_RANGE
+
+
+def _candidate(gpu: Gpu, gpus_per_node: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"gpu": gpu.pk, "gpus_per_node": gpus_per_node}
+    reference = adapters.cloud_price_reference(gpu.pk)
+    if reference is not None:
+        out["cloud_usd_per_gpu_hour"] = reference.value
+    if gpu.price_usd is not None:
+        out["gpu_server_usd"] = adapters.node_price_from_gpus(gpus_per_node, gpu.price_usd).value
+    return out
+
+
+def sizing_payload(scenario: Scenario) -> dict[str, Any]:
+    """The sizer's input for an inference scenario (docs/engine-contract.md, "Sizing a service")."""
+    ids = [scenario.catalog_gpu_id] if scenario.catalog_gpu_id else []
+    ids += [i for i in SIZING_GPU_IDS if i not in ids]
+    gpus = {g.pk: g for g in Gpu.objects.filter(pk__in=ids)}
+    economics = adapters.economics_payload(
+        scenario
+    )  # its node and rental prices are overridden per candidate
+    rate = scenario.target_tokens_per_s / scenario.output_len
+    serving = {
+        "requests_per_s": rate,
+        "context_len": scenario.context_len,
+        "output_len": scenario.output_len,
+        "max_ttft_s": scenario.max_ttft_s,
+        "max_tpot_s": scenario.max_tpot_s,
+    }
+    return {
+        "model": adapters.model_payload(scenario),
+        "precision": scenario.precision,
+        "serving": {k: v for k, v in serving.items() if v is not None},
+        "candidates": [_candidate(gpus[i], scenario.gpus_per_node) for i in ids if i in gpus],
+        "economics": economics,
+        "curves": True,
+    }
+
+
+def size_scenario(scenario: Scenario) -> SizingPage:
+    """The sizer's answer for the scenario, or the reason there is none."""
+    if scenario.workload_kind != WorkloadKind.INFERENCE:
+        return SizingPage(scenario, None, "Sizing a service is for inference scenarios.")
+    if not scenario.target_tokens_per_s or not scenario.output_len:
+        return SizingPage(
+            scenario,
+            None,
+            "Give a target throughput (tokens/s) and an output length: the sizer needs the request rate to serve.",
+        )
+    try:
+        answer = engine.size_service(sizing_payload(scenario))
+    except SpecError as error:
+        return SizingPage(scenario, None, f"The sizer cannot size this service: {error}")
+    return SizingPage(scenario, answer, None, tuple(curve_charts(answer)))
+
+
+def _curve_trace(entry: dict[str, Any], kind: str) -> dict[str, Any]:
+    curve = entry["curve"]
+    points = [
+        (tps, lat * (1e3 if kind == "tpot" else 1.0))
+        for tps, lat, full in zip(
+            curve["output_tokens_per_s_per_gpu"], curve[f"{kind}_s_p90"], curve["saturated"], strict=True
+        )
+        if not full
+    ]
+    label = entry["colocated"]["label"] if entry.get("colocated") else ""
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": f"{entry['gpu']} {label}".strip(),
+        "x": [p[0] for p in points],
+        "y": [p[1] for p in points],
+        "hovertemplate": "%{x:,.0f} tokens/s per GPU<br>%{y:.3g}<extra>%{fullData.name}</extra>",
+    }
+
+
+def curve_charts(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    """Throughput-latency curves of each GPU type's chosen layout (p90 TTFT and p90 TPOT against output tokens/s
+    per GPU), as chart specs for static/js/planner_charts.js."""
+    with_curves = [e for e in answer["answers"] if e.get("curve")]
+    charts = []
+    for kind, title, unit in (
+        ("ttft", "Time to first token (p90) against throughput", "p90 TTFT (s)"),
+        ("tpot", "Time per output token (p90) against throughput", "p90 TPOT (ms)"),
+    ):
+        charts.append(
+            {
+                "key": f"curve-{kind}",
+                "title": title,
+                "figure": {
+                    "data": [_curve_trace(e, kind) for e in with_curves],
+                    "layout": {
+                        "title": {"text": title},
+                        "xaxis": {"title": {"text": "output tokens/s per GPU"}, "rangemode": "tozero"},
+                        "yaxis": {"title": {"text": unit}, "type": "log"},
+                        "legend": {"orientation": "h", "x": 0, "y": -0.3, "xanchor": "left", "yanchor": "top"},
+                        "margin": {"t": 50, "r": 10, "b": 120},
+                        "height": 420,
+                    },
+                },
+            }
+        )
+    return charts
