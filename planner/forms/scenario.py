@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from planner.engine.inputs.cluster import PUE_MIN, UTILIZATION_MAX
 from planner.forms.checks import ScenarioFormChecks
 from planner.forms.fields import (
     COLOCATION_CATEGORY,
@@ -129,7 +130,7 @@ class ScenarioForm(ScenarioFormChecks):
     pue = _float(
         "PUE override",
         "Facility power ÷ IT power, at least 1.0. Blank: the cooling's.",
-        min_value=1.0,
+        min_value=PUE_MIN,
         required=False,
     )
     storage_tb = _float("Storage (TB)", "Shared storage capacity, decimal TB.", initial=0.0)
@@ -221,7 +222,10 @@ class ScenarioForm(ScenarioFormChecks):
     )
     years = _int("Life (years)", "Depreciation / ownership period.", max_value=30)
     utilization_pct = _float(
-        "Utilisation (%)", "Share of hours the cluster is busy.", min_value=1.0, max_value=100.0
+        "Utilisation (%)",
+        "Share of hours the cluster is busy.",
+        min_value=1.0,
+        max_value=UTILIZATION_MAX * 100,
     )
     discount_rate_pct = _float(
         "Discount rate (%/year)", "0 = plain sum; above 0 = net present value.", max_value=99.0

@@ -21,7 +21,7 @@ from planner.engine.fleet.spec import (
     Workload,
 )
 from planner.engine.inputs import prices
-from planner.engine.inputs.cluster import resolve_gpu
+from planner.engine.inputs.cluster import PUE_MAX, PUE_MIN, resolve_gpu
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.fields import Fields
 from planner.engine.inputs.units import HOURS_PER_YEAR, KW
@@ -345,7 +345,7 @@ def _facility(top: Fields, periods: int, assumptions: dict[str, Any]) -> Facilit
     racks = per_period(f, "racks", periods, allow_null=True, integer=True, maximum=1e7)
     known = (*power.COOLING_PRESETS, *power.COOLING_ALIASES, *COOLING_NAMES)
     name = f.string("cooling", default="air_crac_crah", choices=known)
-    pue = f.number("pue", minimum=1.0, maximum=5.0)
+    pue = f.number("pue", minimum=PUE_MIN, maximum=PUE_MAX)
     if mw is None or racks is None or name is None:
         return None
     cooling = power.cooling_preset(COOLING_NAMES.get(name, name))

@@ -93,6 +93,10 @@ SEARCH_KEYS = ("gpus", "nodes", "objective", "max_results", "max_configs")
 #: Defaults of optional cluster inputs (echoed under `assumptions` when used).
 GPUS_PER_NODE_DEFAULT = 8
 SCALEOUT_GBPS_PER_GPU_DEFAULT = 400.0  # one 400 Gb/s NDR InfiniBand NIC per GPU (DGX H100 design)
+#: PUE is facility energy over IT energy (The Green Grid, "PUE: a comprehensive examination of the metric",
+#: White Paper #49, 2012), so never below 1; above 5 is a typo, not a data centre.
+PUE_MIN = 1.0
+PUE_MAX = 5.0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -128,7 +132,7 @@ def parse_cluster(top: Fields, problems: list[Problem], assumptions: dict[str, A
             assumptions, "cluster.scaleout_gbps_per_gpu", gbps, "Gb/s", "one 400G NDR NIC per GPU (DGX H100)"
         )
     node_max_kw = c.number("node_max_power_kw", above=0)
-    pue = c.number("pue", minimum=1.0, maximum=5.0)
+    pue = c.number("pue", minimum=PUE_MIN, maximum=PUE_MAX)
     host_kw = c.number("host_power_kw", minimum=0)
     load = c.number("gpu_load_factor", above=0, maximum=1.0)
     storage_tb = c.number("storage_tb", minimum=0, default=0.0)
@@ -283,7 +287,7 @@ def _cooling(c: Fields | None, problems: list[Problem]) -> power.CoolingSpec | N
         return None
     known = (*power.COOLING_PRESETS, *power.COOLING_ALIASES)
     name = c.string("name", default="air_crac_crah", choices=known)
-    pue = c.number("pue", minimum=1.0, maximum=5.0)
+    pue = c.number("pue", minimum=PUE_MIN, maximum=PUE_MAX)
     density = c.number("rack_density_kw", above=0)
     capex = c.number("capex_usd_per_kw", minimum=0)
     wue = c.number("wue_l_per_kwh", minimum=0)
@@ -304,9 +308,11 @@ def _cooling(c: Fields | None, problems: list[Problem]) -> power.CoolingSpec | N
 
 # --- economics, goodput, search ---------------------------------------------------------------------------------
 
+#: Utilisation is the share of hours the cluster is busy: above 0, at most all of them.
+UTILIZATION_MAX = 1.0
 _ECONOMICS_RANGES: dict[str, dict[str, float]] = {
     "years": {"above": 0, "maximum": 50},
-    "utilization": {"above": 0, "maximum": 1.0},
+    "utilization": {"above": 0, "maximum": UTILIZATION_MAX},
     "discount_rate": {"minimum": 0, "below": 1.0},
     "maintenance_fraction_per_year": {"minimum": 0, "maximum": 1.0},
     "idle_power_fraction": {"minimum": 0, "maximum": 1.0},

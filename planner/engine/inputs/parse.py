@@ -50,6 +50,8 @@ from planner.engine.job.scaling import SCALINGS, JobSpec
 
 #: Upper bound of `workload.efficiency_scale`: the matmul ceiling times the scale stays a plausible fraction.
 MAX_EFFICIENCY_SCALE = 1.25
+#: `workload.efficiency_scale` when the input leaves it out: the calibrated efficiency as it is.
+EFFICIENCY_SCALE_DEFAULT = 1.0
 TOP_KEYS = ("cluster", "workload", "economics", "search")
 WORKLOAD_KEYS = (
     "kind",
@@ -150,7 +152,9 @@ def _training(
 ) -> Scenario:
     model = parse_model(w, problems, assumptions)
     tokens_b = w.number("tokens_b", required=True, above=0)
-    efficiency_scale = w.number("efficiency_scale", default=1.0, above=0, maximum=MAX_EFFICIENCY_SCALE)
+    efficiency_scale = w.number(
+        "efficiency_scale", default=EFFICIENCY_SCALE_DEFAULT, above=0, maximum=MAX_EFFICIENCY_SCALE
+    )
     if not w.has("efficiency_scale"):
         assume(
             assumptions,
