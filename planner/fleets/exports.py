@@ -88,7 +88,7 @@ def page(plan: FleetPlan) -> dict[str, Any]:
         "placements": placement_rows(plan),
         "chargeback": chargeback_rows(plan),
         "unserved": result.get("unserved", []),
-        "queues": result.get("queues", []),
+        "queues": [{**q, "label": _label(result, q["period"])} for q in result.get("queues", [])],
         "sharing": result.get("sharing", []),
         "per_period": result.get("per_period", []),
         "cost": result.get("cost", {}),
@@ -97,6 +97,11 @@ def page(plan: FleetPlan) -> dict[str, Any]:
         "assumptions": result.get("assumptions", {}),
         "total_nodes": sum(p["nodes"] for p in result.get("purchases", [])),
     }
+
+
+def _label(result: dict[str, Any], period: int) -> str:
+    labels = {p["period"]: p["label"] for p in result.get("periods", [])}
+    return labels.get(period, str(period))
 
 
 def _safe(stem: str) -> str:

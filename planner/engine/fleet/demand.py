@@ -6,7 +6,8 @@
   the period's requests/s and latency targets: per layout, replicas = ceil(rate / rate one replica sustains within
   the targets), the layout needing fewest GPUs taken per period;
 * service: the measured footprint packed per period (mig.py: MIG layouts, whole GPUs or time-slicing);
-* jobs: GPU-hours per period = jobs x GPUs per job x single-GPU hours / Amdahl speed-up (job/scaling.py).
+* jobs: GPU-hours per period = jobs x GPUs per job x single-GPU hours / Amdahl speed-up (job/scaling.py), held
+  as their average GPUs but at least one job's width.
 
 A workload a pool cannot run (the model does not fit, no layout meets the latency targets) gets no entry for
 that pool and the reason is kept for the `unserved` report.
@@ -110,11 +111,13 @@ def job_gpu_hours(w: Workload, period: int) -> float:
 
 
 def _jobs(spec: FleetSpec, w: Workload) -> PoolDemand:
+    """GPUs a queue holds in a period: its average (GPU-hours / period hours), and at least one job's width, so
+    that the GPUs left to it can start its widest job (the queue simulation then gives the wait)."""
     h = spec.horizon.period_h
-    gpus = tuple(job_gpu_hours(w, t) / h for t in range(spec.horizon.periods))
-    return PoolDemand(
-        gpus=gpus, busy_gpus=gpus, detail={"speedup": amdahl_speedup(w.parallel_fraction, w.gpus_per_job)}
-    )
+    busy = tuple(job_gpu_hours(w, t) / h for t in range(spec.horizon.periods))
+    held = tuple(max(b, float(w.gpus_per_job)) if b > 0 else 0.0 for b in busy)
+    speedup = amdahl_speedup(w.parallel_fraction, w.gpus_per_job)
+    return PoolDemand(gpus=held, busy_gpus=busy, detail={"speedup": speedup})
 
 
 def _size_payload(w: Workload, pool: Pool, rate: float) -> dict[str, Any]:
