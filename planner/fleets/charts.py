@@ -127,3 +127,45 @@ def power_chart(result: dict[str, Any]) -> dict[str, Any]:
 
 def fleet_charts(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [purchase_chart(result), *pool_charts(result), cost_chart(result), power_chart(result)]
+
+
+def comparison_charts(names: list[str], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Totals per plan (capex, opex, cloud, NPV) and the cost per period of each plan."""
+    parts = (
+        ("capex_usd", "capex"),
+        ("opex_usd", "opex"),
+        ("cloud_usd", "cloud"),
+        ("npv_usd", "discounted (NPV)"),
+    )
+    totals = [
+        {
+            "type": "bar",
+            "name": label,
+            "x": names,
+            "y": [r["cost"][key] for r in results],
+            "marker": {"color": PALETTE[i]},
+        }
+        for i, (key, label) in enumerate(parts)
+    ]
+    lines = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": name,
+            "x": _labels(r),
+            "y": [p["capex_usd"] + p["opex_usd"] + p["cloud_usd"] for p in r["per_period"]],
+            "line": {"color": PALETTE[i % 9]},
+        }
+        for i, (name, r) in enumerate(zip(names, results, strict=True))
+    ]
+    return [
+        _chart(
+            "totals",
+            "Cost over the horizon (USD)",
+            totals,
+            _layout("Cost over the horizon (USD)", "plan", "USD", barmode="group"),
+        ),
+        _chart(
+            "per-period", "Cost per period (USD)", lines, _layout("Cost per period (USD)", "period", "USD")
+        ),
+    ]

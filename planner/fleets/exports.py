@@ -10,7 +10,7 @@ from typing import Any
 from django.http import HttpResponse
 from django.utils import timezone
 
-from planner.fleets.charts import fleet_charts
+from planner.fleets.charts import comparison_charts, fleet_charts
 from planner.fleets.models import FleetPlan
 
 CSV_TABLES = ("purchases", "placements", "chargeback")
@@ -97,6 +97,27 @@ def page(plan: FleetPlan) -> dict[str, Any]:
         "assumptions": result.get("assumptions", {}),
         "total_nodes": sum(p["nodes"] for p in result.get("purchases", [])),
     }
+
+
+COMPARE_ROWS = (
+    ("Serves all demand", lambda r: "yes" if r["feasible"] else f"no ({len(r['unserved'])} unserved)"),
+    ("Nodes bought", lambda r: f"{sum(p['nodes'] for p in r['purchases']):,}"),
+    ("GPUs bought", lambda r: f"{sum(p['gpus'] for p in r['purchases']):,}"),
+    ("Capex USD", lambda r: f"{r['cost']['capex_usd']:,.0f}"),
+    ("Opex USD", lambda r: f"{r['cost']['opex_usd']:,.0f}"),
+    ("Cloud USD", lambda r: f"{r['cost']['cloud_usd']:,.0f}"),
+    ("Discounted cost (NPV) USD", lambda r: f"{r['cost']['npv_usd']:,.0f}"),
+    ("Peak facility kW", lambda r: f"{max(p['peak_facility_kw'] for p in r['per_period']):,.0f}"),
+    ("Solver", lambda r: r["solver"]["status"]),
+)
+
+
+def comparison(plans: list[FleetPlan]) -> dict[str, Any]:
+    results = [p.result for p in plans if p.result]
+    if not results:
+        return {"rows": [], "charts": []}
+    rows = [{"label": label, "values": [fn(r) for r in results]} for label, fn in COMPARE_ROWS]
+    return {"rows": rows, "charts": comparison_charts([p.name for p in plans], results)}
 
 
 def _label(result: dict[str, Any], period: int) -> str:

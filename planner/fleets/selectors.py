@@ -19,6 +19,12 @@ def plan_get(*, user: AbstractBaseUser, pk: int) -> FleetPlan:
     return get_object_or_404(FleetPlan, owner=user, pk=pk)
 
 
+def plans_get(*, user: AbstractBaseUser, pks: list[int]) -> list[FleetPlan]:
+    """The user's plans among `pks`, in the order asked (others' ids are ignored)."""
+    found = {p.pk: p for p in FleetPlan.objects.filter(owner=user, pk__in=pks)}
+    return [found[pk] for pk in dict.fromkeys(pks) if pk in found]
+
+
 def plan_status(*, plan: FleetPlan) -> dict[str, Any]:
     return {
         "status": plan.status,

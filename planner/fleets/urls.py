@@ -9,6 +9,7 @@ app_name = "fleets"
 urlpatterns = [
     path("", views.plan_list, name="list"),
     path("new/", views.plan_create, name="create"),
+    path("compare/", views.plan_compare, name="compare"),
     path("<int:pk>/", views.plan_detail, name="detail"),
     path("<int:pk>/edit/", views.plan_edit, name="edit"),
     path("<int:pk>/solve/", views.plan_solve, name="solve"),

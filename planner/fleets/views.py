@@ -82,6 +82,18 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+def plan_compare(request: HttpRequest) -> HttpResponse:
+    """Solved plans side by side (?ids=1&ids=2); without ids, the choice of the user's solved plans."""
+    ids = [int(v) for v in request.GET.getlist("ids") if v.isdigit()][:6]
+    plans = [p for p in selectors.plans_get(user=request.user, pks=ids) if p.result]
+    choices = [p for p in selectors.plan_list(user=request.user) if p.status == "done"]
+    return render(
+        request, "fleets/plan_compare.html", {"plans": plans, "choices": choices, **exports.comparison(plans)}
+    )
+
+
+@login_required
+@require_GET
 def plan_status(request: HttpRequest, pk: int) -> JsonResponse:
     plan = selectors.plan_get(user=request.user, pk=pk)
     response = JsonResponse(selectors.plan_status(plan=plan))

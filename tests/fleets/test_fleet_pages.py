@@ -219,3 +219,29 @@ def test_editing_the_input_resets_the_answer(client_alice: Client, alice: Any) -
     plan.refresh_from_db()
     assert plan.status == FleetStatus.DRAFT and plan.result is None
     assert plan.payload["workloads"][0]["replicas"] == 7
+
+
+def test_solved_plans_compare_side_by_side_and_only_ones_own(
+    client_alice: Client, alice: Any, django_user_model: Any
+) -> None:
+    cheap = plan_create(owner=alice, name="Small", payload=SERVICES_ONLY)
+    bigger = {
+        **SERVICES_ONLY,
+        "workloads": [{**w, "replicas": 40} if w["id"] == "api" else w for w in SERVICES_ONLY["workloads"]],
+    }
+    big = plan_create(owner=alice, name="Big", payload=bigger)
+    bob = django_user_model.objects.create_user("bob", password="pw-bob-1234567")
+    bobs = plan_create(owner=bob, name="Bob's plan", payload=SERVICES_ONLY)
+    for plan in (cheap, big):
+        client_alice.post(reverse("fleets:solve", args=[plan.pk]))
+    url = reverse("fleets:compare") + f"?ids={cheap.pk}&ids={big.pk}&ids={bobs.pk}"
+    page = client_alice.get(url).content.decode()
+    assert "Small" in page and "Big" in page and "Bob" not in page
+    cheap.refresh_from_db()
+    big.refresh_from_db()
+    assert (
+        f"{cheap.result['cost']['capex_usd']:,.0f}" in page
+        and f"{big.result['cost']['capex_usd']:,.0f}" in page
+    )
+    assert big.result["cost"]["capex_usd"] > cheap.result["cost"]["capex_usd"]
+    assert 'data-chart="totals"' in page and 'data-chart="per-period"' in page
