@@ -94,3 +94,13 @@ def test_wait_grows_with_load() -> None:
     heavy = queues.queue_stats(arrival, np.full(2000, 4), np.full(2000, 1.9), 16, 1000.0)
     assert light.mean_wait_h < heavy.mean_wait_h
     assert heavy.utilisation == pytest.approx(2000 * 4 * 1.9 / (16 * 1000.0), rel=0.05)
+
+
+def test_the_vectorised_path_for_identical_jobs_equals_the_event_loop() -> None:
+    rng = np.random.default_rng(3)
+    arrival = queues.poisson_arrivals(5000, 500.0, rng)
+    for width, runtime, capacity in ((8, 3.0, 64), (1, 0.7, 5), (4, 2.5, 30), (16, 1.0, 8)):
+        w, r = np.full(5000, width), np.full(5000, runtime)
+        fast = queues.simulate(arrival, w, r, capacity)
+        slow = queues.simulate_events(arrival, w, r, capacity)
+        assert np.allclose(fast, slow, equal_nan=True) or (np.isinf(fast).all() and np.isinf(slow).all())
