@@ -127,7 +127,8 @@ class FleetPlanView(ApiViewMixin, APIView):
         operation_id="fleet_plan",
         summary="Plan a fleet in one call (nothing saved)",
         description="The engine's `fleet` verb: what to buy each period and where each workload runs. 400 names "
-        "each bad field by its path (`workloads[2].deadline_period`).",
+        "each bad field by its path (`workloads[2].deadline_period`). Plans with training or inference workloads "
+        "(model sizing takes seconds) are refused here: save them with `solve: true` and poll.",
         request={"application/json": FLEET_INPUT_SCHEMA},
         responses={
             200: OpenApiResponse(FLEET_ANSWER_SCHEMA),
@@ -136,6 +137,15 @@ class FleetPlanView(ApiViewMixin, APIView):
         tags=["fleets"],
     )
     def post(self, request: Request) -> Response:
+        if isinstance(request.data, dict) and services.needs_worker(request.data):
+            raise InvalidInput(
+                {
+                    "workloads": [
+                        "sizing training or inference workloads takes seconds: save the plan with POST "
+                        "/api/fleets/ and `solve: true`, then poll it"
+                    ]
+                }
+            )
         try:
             return Response(engine_plan(request.data))
         except SpecError as err:

@@ -79,3 +79,10 @@ def test_the_fleet_operations_are_in_the_openapi_schema(alice_api: APIClient) ->
         "fleets_solve",
         "fleets_result",
     } <= ops
+
+
+def test_a_plan_that_sizes_models_is_sent_to_the_saved_plans(alice_api: APIClient) -> None:
+    payload = copy.deepcopy(SERVICES_ONLY)
+    payload["workloads"].append({"id": "t", "kind": "training", "model": "llama3.1-8b", "tokens_b": 100})
+    response = alice_api.post("/api/fleet/", payload, format="json")
+    assert response.status_code == 400 and "solve" in response.json()["errors"]["workloads"][0]

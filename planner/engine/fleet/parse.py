@@ -74,6 +74,9 @@ OBJECTIVES = ("min_tco",)
 MAX_PERIODS = 60
 MAX_POOLS = 32
 MAX_WORKLOADS = 200
+#: Most model sizings one plan may ask for (training and inference workloads x the pools each may use): each is a
+#: layout search or a service sizing of 0.05-0.5 s of CPU, so this bounds the sizing to about a minute.
+MAX_MODEL_SIZINGS = 160
 #: Hours in one period: a year of 8,766 h (365.25 days) split evenly.
 PERIODS_PER_YEAR = {"quarter": 4, "month": 12, "year": 1}
 #: Wall-clock seconds HiGHS may take over both phases (and a quarter of it per limit re-solve). HiGHS finds a
@@ -416,6 +419,16 @@ def _list(top: Fields, key: str, required: bool, limit: int) -> list[Any]:
     return raw
 
 
+def _check_sizings(top: Fields, workloads: list[Workload], pools: int) -> None:
+    sizings = sum(len(w.pools) or pools for w in workloads if w.kind in ("training", "inference"))
+    if sizings > MAX_MODEL_SIZINGS:
+        top.problem(
+            "workloads",
+            f"asks for {sizings} model sizings (training and inference workloads x the pools each may use); at "
+            f"most {MAX_MODEL_SIZINGS}: restrict workloads[].pools or plan in parts",
+        )
+
+
 def parse_fleet(payload: Any) -> FleetSpec:
     """Validate the fleet input; SpecError lists every problem with its field path."""
     problems: list[Problem] = []
@@ -441,6 +454,7 @@ def parse_fleet(payload: Any) -> FleetSpec:
         _workload(v, f"workloads[{i}]", problems, seen, periods, pool_ids)
         for i, v in enumerate(_list(top, "workloads", True, MAX_WORKLOADS))
     ]
+    _check_sizings(top, [w for w in workloads if w is not None], len(pool_ids))
     facility = _facility(top, periods, assumptions)
     economics = _economics(top, periods, assumptions)
     objective = top.string("objective", default="min_tco", choices=OBJECTIVES)

@@ -102,3 +102,14 @@ def test_the_cli_prints_one_json_object() -> None:
     assert code == 0
     answer = json.loads(out)
     assert answer["feasible"] is True
+
+
+def test_too_many_model_sizings_are_refused_naming_the_workloads() -> None:
+    payload = copy.deepcopy(EXAMPLE)
+    payload["pools"] = [{"id": f"p{i}", "gpu": "nvidia_h100_sxm5_80gb"} for i in range(20)]
+    payload["teams"] = []
+    payload["workloads"] = [
+        {"id": f"t{i}", "kind": "training", "model": "llama3.1-8b", "tokens_b": 10} for i in range(9)
+    ]
+    code, _, err = run(payload)
+    assert code == 2 and "workloads: asks for 180 model sizings" in err
