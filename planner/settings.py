@@ -247,6 +247,9 @@ SWEEP_QUEUE = os.environ.get("SWEEP_QUEUE", "sweeps")
 REPORT_QUEUE = os.environ.get("REPORT_QUEUE", "reports")
 # PDF reports one user may have waiting for or on a worker at once.
 REPORT_MAX_PENDING_PER_USER = int(os.environ.get("REPORT_MAX_PENDING_PER_USER", "3"))
+# A saved result's PDF is rendered ahead of the click (on the first visit to its page), at most this many per
+# user waiting at once, beside (not within) the limit above; 0 turns it off.
+REPORT_PRERENDER_MAX_PENDING_PER_USER = int(os.environ.get("REPORT_PRERENDER_MAX_PENDING_PER_USER", "1"))
 SWEEP_BROKER_TIMEOUT_S = float(os.environ.get("SWEEP_BROKER_TIMEOUT_S", "2"))
 
 # Catalog import/export in the admin: model permissions, not staff status alone (the "Catalog editor" group

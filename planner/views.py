@@ -32,6 +32,7 @@ from planner.forms import (
 )
 from planner.middleware import mark_private
 from planner.reports import charts as chart_specs
+from planner.reports import services as report_services
 from planner.reports.columns import (
     HARDWARE_BOM_COLUMNS,
     NETWORK_BOM_COLUMNS,
@@ -254,8 +255,16 @@ def scenario_preview(request: HttpRequest, pk: int) -> JsonResponse:
 @login_required
 @require_GET
 def scenario_detail(request: HttpRequest, pk: int, result_id: int | None = None) -> HttpResponse:
-    """The results page: the latest result, or an earlier one by id."""
+    """The results page: the latest result, or an earlier one by id. The first visit to a new latest result
+    starts its PDF on a worker, so the page's "PDF report" is usually ready when clicked."""
     page = selectors.results_page(user=request.user, pk=pk, result_id=result_id)
+    if page.is_latest:
+        report_services.scenario_report_prerender(
+            owner=request.user,
+            scenario=page.scenario,
+            active_share_links=page.share_links,
+            base_url=request.build_absolute_uri("/"),
+        )
     return render(request, "planner/scenario_detail.html", {"page": page, **RESULT_TABLES})
 
 

@@ -55,6 +55,11 @@ class Report(models.Model):
     rendered_inline = models.BooleanField(
         default=False, help_text="Rendered in the web request, not a worker."
     )
+    automatic = models.BooleanField(
+        default=False,
+        help_text="Started by the app before anyone asked (a saved result's PDF, rendered ahead of the click); "
+        "not counted in the user's report limits.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -142,7 +143,12 @@ def _assumptions(result: ScenarioResult) -> list[dict[str, str]]:
 def share_url_for(scenario: Scenario, *, base_url: str) -> str:
     """The absolute URL of the scenario's active share link, or "not shared"."""
     link = scenario.share_links.filter(revoked_at__isnull=True).order_by("-created_at").first()
-    return base_url.rstrip("/") + link.get_absolute_url() if link else NOT_SHARED
+    return share_url_from([link] if link else [], base_url=base_url)
+
+
+def share_url_from(active_links: Sequence[Any], *, base_url: str) -> str:
+    """share_url_for from the scenario's active links already read, newest first (the results page has them)."""
+    return base_url.rstrip("/") + active_links[0].get_absolute_url() if active_links else NOT_SHARED
 
 
 def scenario_document(

@@ -5,6 +5,11 @@ results, same share link, same report format), else creates one and either rende
 to Celery, decided by how long that kind of report has been taking to render (`expected_render_ms`): a PDF
 that takes longer than about a second renders on a worker, with a "preparing…" page. `report_render` claims
 the row with a conditional UPDATE, so a task delivered twice renders once.
+
+`report_prerender` starts a saved result's PDF on a worker when its page is first opened, so that the click on
+"PDF report" usually finds it ready (one click to a file). It is the app's own work, not the user's: it spends
+none of their rate limits, is not counted in their pending-report limit (it has its own, small one), never
+renders in the request, and gives up silently (logged) when the broker is down, so a page never fails for it.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ import time
 from datetime import timedelta
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -97,6 +104,35 @@ def scenario_report_params(*, scenario: Scenario, base_url: str) -> dict[str, An
     }
 
 
+def scenario_report_prerender(
+    *, owner: AbstractBaseUser, scenario: Scenario, active_share_links: list[Any], base_url: str
+) -> Report | None:
+    """Start the PDF of the scenario's latest result ahead of the click (report_prerender), with the params the
+    click will ask for (`active_share_links`: the scenario's active links, newest first, as the page read them)."""
+    if scenario.latest_result_id is None:
+        return None
+    params = {
+        "scenario_id": scenario.pk,
+        "result_id": scenario.latest_result_id,
+        "share_url": pdf.share_url_from(active_share_links, base_url=base_url),
+    }
+    return report_prerender(
+        owner=owner, kind=ReportKind.SCENARIO, params=params, title=f"{scenario.name}: scenario report"
+    )
+
+
+def sweep_report_prerender(*, owner: AbstractBaseUser, run: Any) -> Report | None:
+    """Start a finished sweep's PDF ahead of the click (report_prerender)."""
+    if not run.result or run.is_active:
+        return None
+    return report_prerender(
+        owner=owner,
+        kind=ReportKind.SWEEP,
+        params=sweep_report_params(run=run),
+        title=f"{run.name}: sweep report",
+    )
+
+
 def comparison_report_params(*, scenarios: list[Scenario]) -> dict[str, Any]:
     """The comparison's scenarios and results in id order: any ordering of the same scenarios is one report
     (one fingerprint, one render), its columns always in that order."""
@@ -134,12 +170,14 @@ def _check_pending_limit(owner: AbstractBaseUser) -> None:
     """ReportRefused when the user already has the most reports waiting or rendering on workers. Called inside
     the creating transaction after the user's row is locked, so two racing requests count each other."""
     from django.conf import settings
-    from django.contrib.auth import get_user_model
 
     list(get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk", flat=True))
     limit = int(getattr(settings, "REPORT_MAX_PENDING_PER_USER", MAX_PENDING_PER_USER_DEFAULT))
     pending = Report.objects.filter(
-        owner=owner, status__in=(ReportStatus.PENDING, ReportStatus.RUNNING), rendered_inline=False
+        owner=owner,
+        status__in=(ReportStatus.PENDING, ReportStatus.RUNNING),
+        rendered_inline=False,
+        automatic=False,
     ).count()
     if pending >= limit:
         raise ReportRefused(
@@ -188,6 +226,85 @@ def report_request(*, owner: AbstractBaseUser, kind: str, params: dict[str, Any]
         report_render(report_id=report.pk)
         report.refresh_from_db()
     return report
+
+
+#: Automatic renders one user may have waiting at once (settings.REPORT_PRERENDER_MAX_PENDING_PER_USER; 0: off).
+PRERENDER_MAX_PENDING_PER_USER_DEFAULT = 1
+#: A page visit marks its figures as handled for this long, so later visits cost no query.
+PRERENDER_MARK_TTL_S = 24 * 3600
+#: After the broker did not answer, automatic renders pause this long (a visit then costs nothing extra).
+PRERENDER_PAUSE_S = 30
+PRERENDER_PAUSE_KEY = "reports:prerender:paused"
+
+
+def _prerender_limit() -> int:
+    from django.conf import settings
+
+    return int(
+        getattr(settings, "REPORT_PRERENDER_MAX_PENDING_PER_USER", PRERENDER_MAX_PENDING_PER_USER_DEFAULT)
+    )
+
+
+def report_prerender(
+    *, owner: AbstractBaseUser, kind: str, params: dict[str, Any], title: str
+) -> Report | None:
+    """Start rendering these figures' PDF on a worker before anyone asks; the new report, or None when there
+    is nothing to do or it cannot be done now. Skipped when a report of the same figures exists (ready, in
+    progress, or failed: a failure is retried by the user's click, not on every visit), when the user already
+    has REPORT_PRERENDER_MAX_PENDING_PER_USER automatic renders waiting, and for PRERENDER_PAUSE_S after the
+    broker did not answer. Never raises: the page that calls it must not fail for it."""
+    try:
+        return _prerender(owner=owner, kind=kind, params=params, title=title)
+    except Exception:  # the app's own optional work: log it, never break the page that asked
+        logger.exception("automatic report render skipped")
+        return None
+
+
+def _prerender(*, owner: AbstractBaseUser, kind: str, params: dict[str, Any], title: str) -> Report | None:
+    limit = _prerender_limit()
+    if limit <= 0 or cache.get(PRERENDER_PAUSE_KEY):
+        return None
+    fingerprint = report_fingerprint(kind=kind, params=params)
+    mark = f"reports:prerender:{owner.pk}:{fingerprint}"
+    if not cache.add(mark, 1, PRERENDER_MARK_TTL_S):  # handled by an earlier visit (or the cache is down)
+        return None
+    if Report.objects.filter(owner=owner, fingerprint=fingerprint).exists():
+        return None
+    try:
+        queueing.broker_check()
+    except queueing.BrokerDown:
+        cache.set(PRERENDER_PAUSE_KEY, 1, PRERENDER_PAUSE_S)
+        cache.delete(mark)
+        return None
+    with transaction.atomic():
+        list(get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk", flat=True))
+        waiting = Report.objects.filter(
+            owner=owner, automatic=True, status__in=(ReportStatus.PENDING, ReportStatus.RUNNING)
+        ).count()
+        if waiting >= limit:
+            cache.delete(mark)  # a later visit tries again
+            return None
+        report = Report.objects.create(
+            owner=owner,
+            kind=kind,
+            params=params,
+            fingerprint=fingerprint,
+            title=title[:300],
+            automatic=True,
+            queued_at=timezone.now(),
+        )
+        transaction.on_commit(lambda: _publish_or_forget(report.pk, mark))
+    return report
+
+
+def _publish_or_forget(report_id: int, mark: str) -> None:
+    """Publish an automatic render; when the broker refuses it, delete its row (no report that never renders)
+    and pause automatic renders a while."""
+    if _enqueue(report_id):
+        return
+    Report.objects.filter(pk=report_id, status=ReportStatus.PENDING).delete()
+    cache.set(PRERENDER_PAUSE_KEY, 1, PRERENDER_PAUSE_S)
+    cache.delete(mark)
 
 
 def report_overdue(report: Report) -> bool:

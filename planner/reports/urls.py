@@ -20,6 +20,7 @@ urlpatterns = [
     path("sweeps/<int:pk>/configurations.csv", views.sweep_csv, name="sweep_csv"),
     path("catalog/<str:table>.csv", views.catalog_csv, name="catalog_csv"),
     path("<int:pk>/", views.report_detail, name="report_detail"),
+    path("<int:pk>/status/", views.report_status, name="report_status"),
     path("<int:pk>/download/", views.report_download, name="report_download"),
     path("<int:pk>/retry/", views.report_retry, name="report_retry"),
 ]

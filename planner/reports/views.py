@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -18,11 +18,14 @@ from planner.reports import columns as cols
 from planner.reports import csv_exports, pdf, services
 from planner.reports.models import Report, ReportKind
 from planner.reports.procurement import procurement_bom
-from planner.reports.selectors import report_get
+from planner.reports.selectors import report_get, report_state, report_summary
 from planner.reports.sensitivity import sensitivity_table
 
-#: Seconds between reloads of the "preparing…" page.
+#: Seconds between reloads of the "preparing…" page without JavaScript (with it, report_status.js polls the
+#: status endpoint about once a second).
 PREPARING_REFRESH_S = 2
+#: Query of the report page after a click on "PDF report": the page starts the download by itself when ready.
+DOWNLOAD_WHEN_READY = "download=1"
 
 
 def _pdf_response(report: Report) -> HttpResponse:
@@ -62,7 +65,7 @@ def _ready_or_preparing(request: HttpRequest, report: Report | HttpResponse) -> 
         return report
     if report.is_ready:
         return _pdf_response(report_get(user=request.user, pk=report.pk, with_pdf=True))
-    return redirect(report)
+    return redirect(report.get_absolute_url() + "?" + DOWNLOAD_WHEN_READY)
 
 
 # ------------------------------------------------------------------------------------------------ PDFs
@@ -127,8 +130,21 @@ def report_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "report": report,
         "overdue": overdue,
         "refresh_s": PREPARING_REFRESH_S if report.is_active and not overdue else None,
+        "download_when_ready": request.GET.get("download") == "1",
+        "summary": report_summary(report),
     }
     return render(request, "reports/report_detail.html", context)
+
+
+@login_required
+@require_GET
+def report_status(request: HttpRequest, pk: int) -> JsonResponse:
+    """The report's state for the report page's polling (report_status.js); not rate-limited (one indexed
+    read, no work), like a sweep's status."""
+    report = report_get(user=request.user, pk=pk)
+    response = JsonResponse(report_state(report))
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @login_required

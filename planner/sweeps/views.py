@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from planner import ratelimit
 from planner import selectors as planner_selectors
 from planner.engine.inputs.errors import SpecError
+from planner.reports import services as report_services
 from planner.sweeps import columns, selectors, services
 from planner.sweeps.forms import SweepForm
 
@@ -57,6 +58,9 @@ def sweep_create(request: HttpRequest, scenario_pk: int) -> HttpResponse:
 def sweep_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.sweep_get(user=request.user, pk=pk)
     page = selectors.sweep_page(run=run)
+    report_services.sweep_report_prerender(
+        owner=request.user, run=run
+    )  # a finished sweep's PDF, ahead of the click
     return render(request, "sweeps/sweep_detail.html", {"page": page, "columns": columns.TABLE_COLUMNS})
 
 

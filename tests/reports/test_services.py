@@ -44,13 +44,21 @@ def test_a_slow_kind_shows_preparing_then_a_download_link_rendered_by_the_worker
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = client.get(url)
     report = Report.objects.get(owner=alice, kind=ReportKind.COMPARISON, params__scenario_ids__isnull=False)
-    assert response.status_code == 302 and response["Location"] == report.get_absolute_url()
-    page = client.get(report.get_absolute_url())
-    assert b"Preparing" in page.content and b'http-equiv="refresh"' in page.content
+    # The click lands on the report's page, which starts the download by itself when the PDF is ready.
+    assert response.status_code == 302 and response["Location"] == report.get_absolute_url() + "?download=1"
+    page = client.get(response["Location"])
+    assert b"Preparing" in page.content and b"data-download-when-ready" in page.content
+    assert b'<noscript><meta http-equiv="refresh"' in page.content  # without JavaScript: reloads
+    status_url = reverse("reports:report_status", args=[report.pk])
+    waiting = client.get(status_url).json()
+    assert waiting["active"] and not waiting["ready"] and waiting["download_url"] is None
     assert len(callbacks) == 1
     callbacks[0]()  # the enqueue that runs on commit; eager Celery renders it here
     report.refresh_from_db()
     assert report.status == ReportStatus.DONE and not report.rendered_inline
+    done = client.get(status_url).json()
+    assert done["ready"] and not done["active"] and done["pages"] == report.pages
+    assert done["download_url"] == reverse("reports:report_download", args=[report.pk])
     page = client.get(report.get_absolute_url())
     assert b"Download the PDF" in page.content and b"http-equiv" not in page.content
     assert client.get(reverse("reports:report_download", args=[report.pk])).content.startswith(b"%PDF")
