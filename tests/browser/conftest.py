@@ -54,7 +54,9 @@ def browser() -> Iterator:
 def page(browser) -> Iterator:
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    # 45 s: on a shared 2-core machine under load a page's first render has taken over 15 s; a real
+    # failure (an element that never appears) still fails, only later.
+    page.set_default_timeout(45_000)
     yield page
     context.close()
 
