@@ -41,3 +41,21 @@ class FleetPlan(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("fleets:detail", args=[self.pk])
+
+
+class FleetShareLink(models.Model):
+    """A read-only link to a fleet plan's results for people without an account; revoking makes it 404."""
+
+    plan = models.ForeignKey(FleetPlan, on_delete=models.CASCADE, related_name="share_links")
+    token = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"share link for {self.plan}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("fleets:shared", args=[self.token])

@@ -8,7 +8,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
-from planner.fleets.models import FleetPlan
+from planner.fleets.models import FleetPlan, FleetShareLink
 
 
 def plan_list(*, user: AbstractBaseUser) -> QuerySet[FleetPlan]:
@@ -34,3 +34,14 @@ def plan_status(*, plan: FleetPlan) -> dict[str, Any]:
         "error": plan.error,
         "done": plan.status in ("done", "failed", "draft"),
     }
+
+
+def share_link_get(*, token: str) -> FleetShareLink:
+    """An active share link with its plan, or 404 (unknown and revoked tokens look the same)."""
+    return get_object_or_404(
+        FleetShareLink.objects.select_related("plan"), token=token, revoked_at__isnull=True
+    )
+
+
+def active_share_link(*, plan: FleetPlan) -> FleetShareLink | None:
+    return plan.share_links.filter(revoked_at__isnull=True).first()

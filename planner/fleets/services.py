@@ -5,6 +5,7 @@ a finished plan is not solved again unless its input changed (the input resets i
 from __future__ import annotations
 
 import logging
+import secrets
 from time import perf_counter
 from typing import Any
 
@@ -16,7 +17,7 @@ from planner.engine.fleet import plan as engine_plan
 from planner.engine.fleet.parse import parse_fleet
 from planner.engine.inputs.errors import SpecError
 from planner.engine.version import ENGINE_VERSION
-from planner.fleets.models import FleetPlan, FleetStatus
+from planner.fleets.models import FleetPlan, FleetShareLink, FleetStatus
 from planner.queueing import BrokerDown, broker_check
 
 logger = logging.getLogger(__name__)
@@ -134,3 +135,21 @@ def plan_run(*, plan_id: int) -> str:
 
 def plan_delete(*, plan: FleetPlan) -> None:
     plan.delete()
+
+
+#: Bytes of randomness in a share token (secrets.token_urlsafe: 32 bytes -> 43 URL-safe characters), as scenarios.
+SHARE_TOKEN_BYTES = 32
+
+
+def share_link_create(*, plan: FleetPlan) -> FleetShareLink:
+    """The plan's active read-only link, creating one with an unguessable token if there is none."""
+    with transaction.atomic():
+        existing = plan.share_links.select_for_update().filter(revoked_at__isnull=True).first()
+        if existing is not None:
+            return existing
+        return FleetShareLink.objects.create(plan=plan, token=secrets.token_urlsafe(SHARE_TOKEN_BYTES))
+
+
+def share_link_revoke(*, plan: FleetPlan) -> int:
+    """Revoke the plan's links; their URLs answer 404 from now on."""
+    return plan.share_links.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())

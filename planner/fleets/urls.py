@@ -17,4 +17,7 @@ urlpatterns = [
     path("<int:pk>/delete/", views.plan_delete, name="delete"),
     path("<int:pk>/export/<str:table>.csv", views.plan_csv, name="csv"),
     path("<int:pk>/report.pdf", views.plan_pdf, name="pdf"),
+    path("<int:pk>/share/", views.share_create, name="share_create"),
+    path("<int:pk>/share/revoke/", views.share_revoke, name="share_revoke"),
+    path("shared/<str:token>/", views.shared, name="shared"),
 ]

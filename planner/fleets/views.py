@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from planner.engine.inputs.errors import SpecError
 from planner.fleets import exports, selectors, services
 from planner.fleets.forms import FleetForms
+from planner.middleware import mark_private
 
 STARTER = json.loads((Path(__file__).parent / "starter.json").read_text())
 
@@ -77,7 +78,39 @@ def plan_solve(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
     plan = selectors.plan_get(user=request.user, pk=pk)
-    return render(request, "fleets/plan_detail.html", {"plan": plan, "page": exports.page(plan)})
+    link = selectors.active_share_link(plan=plan)
+    share_url = request.build_absolute_uri(link.get_absolute_url()) if link else ""
+    return render(
+        request, "fleets/plan_detail.html", {"plan": plan, "page": exports.page(plan), "share_url": share_url}
+    )
+
+
+@login_required
+@require_POST
+def share_create(request: HttpRequest, pk: int) -> HttpResponse:
+    plan = selectors.plan_get(user=request.user, pk=pk)
+    link = services.share_link_create(plan=plan)
+    messages.success(request, f"Read-only link: {request.build_absolute_uri(link.get_absolute_url())}")
+    return redirect(plan)
+
+
+@login_required
+@require_POST
+def share_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    services.share_link_revoke(plan=selectors.plan_get(user=request.user, pk=pk))
+    messages.success(request, "The share link is revoked; it now answers “not found”.")
+    return redirect("fleets:detail", pk=pk)
+
+
+@require_GET
+def shared(request: HttpRequest, token: str) -> HttpResponse:
+    plan = selectors.share_link_get(token=token).plan
+    response = render(
+        request, "fleets/plan_detail.html", {"plan": plan, "page": exports.page(plan), "shared": True}
+    )
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Referrer-Policy"] = "no-referrer"
+    return mark_private(response)
 
 
 @login_required

@@ -6,7 +6,7 @@
   var root = document.getElementById("fleet-status");
   if (!root) { return; }
   var status = root.getAttribute("data-status");
-  if (status !== "pending" && status !== "running") { return; }
+  if ((status !== "pending" && status !== "running") || !root.getAttribute("data-status-url")) { return; }
   function poll() {
     fetch(root.getAttribute("data-status-url"), {credentials: "same-origin"})
       .then(function (r) { return r.json(); })

@@ -245,3 +245,19 @@ def test_solved_plans_compare_side_by_side_and_only_ones_own(
     )
     assert big.result["cost"]["capex_usd"] > cheap.result["cost"]["capex_usd"]
     assert 'data-chart="totals"' in page and 'data-chart="per-period"' in page
+
+
+def test_a_read_only_link_shows_the_results_to_anyone_until_revoked(client_alice: Client, alice: Any) -> None:
+    plan = plan_create(owner=alice, name="Services", payload=SERVICES_ONLY)
+    client_alice.post(reverse("fleets:solve", args=[plan.pk]))
+    client_alice.post(reverse("fleets:share_create", args=[plan.pk]))
+    link = plan.share_links.get()
+    anonymous = Client()
+    page = anonymous.get(link.get_absolute_url())
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert 'id="purchases-table"' in body and "read-only" in body
+    assert reverse("fleets:edit", args=[plan.pk]) not in body and "data-status-url" not in body
+    assert anonymous.get(reverse("fleets:csv", args=[plan.pk, "purchases"])).status_code == 302  # to sign in
+    client_alice.post(reverse("fleets:share_revoke", args=[plan.pk]))
+    assert anonymous.get(link.get_absolute_url()).status_code == 404
