@@ -23,6 +23,7 @@ from django.utils import timezone
 from planner import adapters
 from planner import snapshot as snapshots
 from planner.engine.inputs.errors import Problem, SpecError
+from planner.engine.results import EstimateResult
 from planner.models import Scenario, ScenarioInputs, ScenarioResult, ShareLink
 from planner.reports.columns import summary_from_output
 
@@ -67,7 +68,7 @@ class Evaluation:
 
     engine_version: str
     payload: dict[str, Any]
-    output: dict[str, Any]
+    output: EstimateResult
     search_summary: dict[str, Any] | None
     snapshot: dict[str, dict[str, Any]]
     catalog_hash: str
@@ -143,7 +144,7 @@ def scenario_evaluation_run(*, scenario: Scenario) -> Evaluation:
 
 def _estimate_without_layout(
     api: Any, payload: dict[str, Any], scenario: Scenario, search_summary: dict[str, Any]
-) -> dict[str, Any]:
+) -> EstimateResult:
     """No searched layout is feasible: show the hand-set layout's figures (by how much it misses) when it is a
     valid layout, else say on the parallelism field why no layout works."""
     try:

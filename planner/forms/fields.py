@@ -75,15 +75,19 @@ class FactChoiceField(forms.ModelChoiceField):
         return f"{obj.region}, {obj.period}: {fmt.sig(obj.value, 4)} {obj.unit}"
 
 
-def _int(label: str, help_text: str, *, min_value: int = 1, max_value: int | None = None, **kw: Any) -> Any:
+def int_field(
+    label: str, help_text: str, *, min_value: int = 1, max_value: int | None = None, **kw: Any
+) -> forms.IntegerField:
+    """A whole-number field, at least 1 unless told otherwise."""
     return forms.IntegerField(
         label=label, help_text=help_text, min_value=min_value, max_value=max_value, **kw
     )
 
 
-def _float(
+def float_field(
     label: str, help_text: str, *, min_value: float | None = 0.0, max_value: float | None = None, **kw: Any
-) -> Any:
+) -> forms.FloatField:
+    """A number field, at least 0 unless told otherwise."""
     return forms.FloatField(label=label, help_text=help_text, min_value=min_value, max_value=max_value, **kw)
 
 

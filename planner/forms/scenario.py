@@ -32,8 +32,8 @@ from planner.forms.fields import (
     NetworkChoiceField,
     SwitchChoiceField,
     SystemChoiceField,
-    _float,
-    _int,
+    float_field,
+    int_field,
     model_preset_choices,
 )
 from planner.forms.inputs import scenario_inputs_from
@@ -72,8 +72,10 @@ class ScenarioForm(ScenarioFormChecks):
         required=False,
         help_text="Takes the GPU, GPUs per node, rated power and price from the catalog system.",
     )
-    nodes = _int("Nodes", "Servers in the cluster.", max_value=MAX_NODES)
-    gpus_per_node = _int("GPUs per node", "GPUs in one server (8 for HGX/DGX).", max_value=MAX_GPUS_PER_NODE)
+    nodes = int_field("Nodes", "Servers in the cluster.", max_value=MAX_NODES)
+    gpus_per_node = int_field(
+        "GPUs per node", "GPUs in one server (8 for HGX/DGX).", max_value=MAX_GPUS_PER_NODE
+    )
     cpu = forms.ModelChoiceField(
         label="Host CPU",
         queryset=Cpu.objects.none(),
@@ -83,17 +85,17 @@ class ScenarioForm(ScenarioFormChecks):
     )
 
     custom_gpu_name = forms.CharField(label="GPU name", max_length=100, required=False)
-    custom_gpu_memory_gb = _float("Memory (GB)", "Capacity as labelled, treated as GiB.", required=False)
-    custom_gpu_bandwidth_tbs = _float("Memory bandwidth (TB/s)", "Peak HBM bandwidth.", required=False)
-    custom_gpu_bf16_tflops = _float(
+    custom_gpu_memory_gb = float_field("Memory (GB)", "Capacity as labelled, treated as GiB.", required=False)
+    custom_gpu_bandwidth_tbs = float_field("Memory bandwidth (TB/s)", "Peak HBM bandwidth.", required=False)
+    custom_gpu_bf16_tflops = float_field(
         "BF16/FP16 dense (TFLOPS)", "Dense tensor peak, without sparsity.", required=False
     )
-    custom_gpu_fp8_tflops = _float("FP8 dense (TFLOPS)", "Leave blank if not supported.", required=False)
-    custom_gpu_tdp_w = _float("TDP (W)", "Maximum board or module power.", required=False)
-    custom_gpu_scaleup_gbs = _float(
+    custom_gpu_fp8_tflops = float_field("FP8 dense (TFLOPS)", "Leave blank if not supported.", required=False)
+    custom_gpu_tdp_w = float_field("TDP (W)", "Maximum board or module power.", required=False)
+    custom_gpu_scaleup_gbs = float_field(
         "Scale-up bandwidth (GB/s)", "Per GPU, both directions summed (NVLink 4 = 900).", required=False
     )
-    custom_gpu_price_usd = _float("Price per GPU (USD)", "Planning price.", required=False)
+    custom_gpu_price_usd = float_field("Price per GPU (USD)", "Planning price.", required=False)
 
     network = NetworkChoiceField(
         label="Scale-out network",
@@ -117,7 +119,7 @@ class ScenarioForm(ScenarioFormChecks):
         empty_value=None,
         required=False,
     )
-    oversubscription = _float(
+    oversubscription = float_field(
         "Oversubscription (x:1)", "1 = non-blocking; 2 = half the uplinks.", min_value=1.0, max_value=64.0
     )
     cooling = CoolingChoiceField(
@@ -127,17 +129,17 @@ class ScenarioForm(ScenarioFormChecks):
         empty_label="Engine default (air cooling, industry-average PUE)",
         help_text="Sets PUE, rack density and fit-out capex per kW (the engine's sourced preset). Blank: air.",
     )
-    pue = _float(
+    pue = float_field(
         "PUE override",
         "Facility power ÷ IT power, at least 1.0. Blank: the cooling's.",
         min_value=PUE_MIN,
         required=False,
     )
-    storage_tb = _float("Storage (TB)", "Shared storage capacity, decimal TB.", initial=0.0)
+    storage_tb = float_field("Storage (TB)", "Shared storage capacity, decimal TB.", initial=0.0)
 
     workload_kind = forms.ChoiceField(label="Workload", choices=WorkloadKind.choices)
     model_preset = forms.ChoiceField(label="Model", choices=(), required=False)
-    tokens_b = _float(
+    tokens_b = float_field(
         "Training tokens (billions)",
         "15,000 = 15 trillion tokens (Llama 3.1).",
         required=False,
@@ -146,18 +148,18 @@ class ScenarioForm(ScenarioFormChecks):
     precision = forms.ChoiceField(label="Precision", choices=Precision.choices)
     optimizer = forms.ChoiceField(label="Optimizer", choices=Optimizer.choices, required=False)
 
-    custom_model_layers = _int("Layers", "Transformer blocks.", required=False)
-    custom_model_hidden = _int("Hidden size", "Model width (d_model).", required=False)
-    custom_model_heads = _int("Attention heads", "Query heads.", required=False)
-    custom_model_kv_heads = _int("KV heads", "Fewer than heads means GQA/MQA.", required=False)
-    custom_model_ffn_hidden = _int("FFN hidden size", "Intermediate width of the MLP.", required=False)
+    custom_model_layers = int_field("Layers", "Transformer blocks.", required=False)
+    custom_model_hidden = int_field("Hidden size", "Model width (d_model).", required=False)
+    custom_model_heads = int_field("Attention heads", "Query heads.", required=False)
+    custom_model_kv_heads = int_field("KV heads", "Fewer than heads means GQA/MQA.", required=False)
+    custom_model_ffn_hidden = int_field("FFN hidden size", "Intermediate width of the MLP.", required=False)
     custom_model_ffn_type = forms.ChoiceField(
         label="FFN type",
         choices=[("swiglu", "SwiGLU (3 matrices)"), ("gelu", "GELU (2 matrices)")],
         required=False,
     )
-    custom_model_vocab = _int("Vocabulary", "Tokens in the vocabulary.", required=False)
-    custom_model_seq_len = _int("Sequence length", "Tokens per training sequence.", required=False)
+    custom_model_vocab = int_field("Vocabulary", "Tokens in the vocabulary.", required=False)
+    custom_model_seq_len = int_field("Sequence length", "Tokens per training sequence.", required=False)
 
     parallelism_mode = forms.ChoiceField(
         label="Parallelism",
@@ -165,11 +167,11 @@ class ScenarioForm(ScenarioFormChecks):
         widget=forms.RadioSelect,
         help_text="Automatic searches every layout on these GPUs and keeps the fastest that fits.",
     )
-    tp = _int("Tensor parallel (TP)", "GPUs sharing each layer; usually within a node.", required=False)
-    pp = _int("Pipeline parallel (PP)", "Pipeline stages.", required=False)
-    dp = _int("Data parallel (DP)", "Blank: GPUs ÷ (TP × PP × CP).", required=False)
-    cp = _int("Context parallel (CP)", "Splits each sequence.", required=False)
-    ep = _int("Expert parallel (EP)", "For mixture-of-experts models.", required=False)
+    tp = int_field("Tensor parallel (TP)", "GPUs sharing each layer; usually within a node.", required=False)
+    pp = int_field("Pipeline parallel (PP)", "Pipeline stages.", required=False)
+    dp = int_field("Data parallel (DP)", "Blank: GPUs ÷ (TP × PP × CP).", required=False)
+    cp = int_field("Context parallel (CP)", "Splits each sequence.", required=False)
+    ep = int_field("Expert parallel (EP)", "For mixture-of-experts models.", required=False)
     zero_stage = forms.TypedChoiceField(
         label="ZeRO stage",
         choices=[(0, "0 (none)"), (1, "1 (optimizer states)"), (2, "2 (+ gradients)"), (3, "3 / FSDP")],
@@ -177,22 +179,24 @@ class ScenarioForm(ScenarioFormChecks):
         initial=1,
     )
     recompute = forms.ChoiceField(label="Activation recompute", choices=Recompute.choices)
-    micro_batch = _int("Micro-batch (sequences)", "Sequences per GPU per forward pass.", required=False)
-    global_batch = _int(
+    micro_batch = int_field("Micro-batch (sequences)", "Sequences per GPU per forward pass.", required=False)
+    global_batch = int_field(
         "Global batch (sequences)",
         "Sequences per optimizer step (1,024 × 8,192 tokens = 8.4 M tokens, as Llama 3 mid-training).",
         required=False,
     )
 
-    serving_batch = _int("Batch (requests)", "Requests decoded together.", required=False)
-    context_len = _int("Context length (tokens)", "Prompt tokens per request.", required=False)
-    output_len = _int("Output length (tokens)", "Generated tokens per request.", required=False)
-    target_tokens_per_s = _float("Target throughput (tokens/s)", "Whole service; optional.", required=False)
-    max_ttft_s = _float("Max time to first token (s)", "Latency bound; optional.", required=False)
-    max_tpot_s = _float("Max time per output token (s)", "Latency bound; optional.", required=False)
+    serving_batch = int_field("Batch (requests)", "Requests decoded together.", required=False)
+    context_len = int_field("Context length (tokens)", "Prompt tokens per request.", required=False)
+    output_len = int_field("Output length (tokens)", "Generated tokens per request.", required=False)
+    target_tokens_per_s = float_field(
+        "Target throughput (tokens/s)", "Whole service; optional.", required=False
+    )
+    max_ttft_s = float_field("Max time to first token (s)", "Latency bound; optional.", required=False)
+    max_tpot_s = float_field("Max time per output token (s)", "Latency bound; optional.", required=False)
 
-    job_single_gpu_hours = _float("Run time on one GPU (hours)", "Measured.", required=False)
-    job_parallel_fraction = _float(
+    job_single_gpu_hours = float_field("Run time on one GPU (hours)", "Measured.", required=False)
+    job_parallel_fraction = float_field(
         "Parallel fraction", "Share of the run that scales (0–1); 0.95 = 95 %.", max_value=1.0, required=False
     )
     job_scaling = forms.ChoiceField(label="Scaling law", choices=JobScaling.choices, required=False)
@@ -203,7 +207,7 @@ class ScenarioForm(ScenarioFormChecks):
         required=False,
         help_text="Catalog electricity price in USD/kWh.",
     )
-    electricity_usd_per_kwh = _float(
+    electricity_usd_per_kwh = float_field(
         "Electricity override (USD/kWh)", "Your contract price; replaces the region's.", required=False
     )
     grid_carbon = FactChoiceField(
@@ -220,22 +224,22 @@ class ScenarioForm(ScenarioFormChecks):
         required=False,
         help_text="USD per kW of IT per month.",
     )
-    years = _int("Life (years)", "Depreciation / ownership period.", max_value=30)
-    utilization_pct = _float(
+    years = int_field("Life (years)", "Depreciation / ownership period.", max_value=30)
+    utilization_pct = float_field(
         "Utilisation (%)",
         "Share of hours the cluster is busy.",
         min_value=1.0,
         max_value=UTILIZATION_MAX * 100,
     )
-    discount_rate_pct = _float(
+    discount_rate_pct = float_field(
         "Discount rate (%/year)", "0 = plain sum; above 0 = net present value.", max_value=99.0
     )
-    cloud_usd_per_gpu_hour = _float(
+    cloud_usd_per_gpu_hour = float_field(
         "Cloud price (USD per GPU-hour)",
         "Rental price to compare against. Blank: midpoint of published on-demand prices (A100, H100, H200, B200).",
         required=False,
     )
-    server_price_usd = _float(
+    server_price_usd = float_field(
         "Server price override (USD per node)",
         "Price of one node with its GPUs. Blank: the system's price, else catalog GPU price plus host parts.",
         required=False,

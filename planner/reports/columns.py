@@ -445,7 +445,7 @@ def metrics_for(kind: str) -> list[Column]:
     return [c for c in METRICS if kind in c.kinds]
 
 
-def summary_from_output(output: dict[str, Any]) -> dict[str, Any]:
+def summary_from_output(output: EstimateResult) -> dict[str, Any]:
     return {key: METRICS_BY_KEY[key].value(output) for key in SUMMARY_KEYS}
 
 
