@@ -133,6 +133,7 @@ ESTIMATE_RESPONSE_SCHEMA: dict[str, Any] = {
         },
         "time": {
             "type": "object",
+            "nullable": True,  # null when the layout does not fit in GPU memory (docs/engine-contract.md)
             "properties": {
                 **_numbers("step_s", "tokens_per_s", "mfu", "model_tflops_per_gpu", "days", "gpu_hours"),
                 "breakdown_s": {"type": "object", "additionalProperties": NUMBER},

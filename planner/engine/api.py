@@ -19,6 +19,7 @@ from planner.engine.inference.roofline import estimate_inference
 from planner.engine.inference.service import Deployment
 from planner.engine.inference.sizing_report import size_service_answer
 from planner.engine.inputs.catalog import catalog_gpu as _catalog_gpu
+from planner.engine.inputs.cluster import assume
 from planner.engine.inputs.errors import SpecError
 from planner.engine.inputs.parse import parse
 from planner.engine.inputs.presets import presets as _presets
@@ -40,7 +41,7 @@ from planner.engine.results import (
     TrainingParallelismSection,
     TrainingSections,
 )
-from planner.engine.search.layouts import run_search
+from planner.engine.search.layouts import choose_layout, run_search
 from planner.engine.training import goodput, memory
 from planner.engine.training.step_time import step_breakdown, throughput
 from planner.engine.transformer.flops import model_flop_per_token
@@ -91,15 +92,18 @@ def search(payload: dict[str, Any]) -> SearchResult:
     return run_search(payload)
 
 
-def evaluate(sc: Scenario) -> EstimateResult:
-    """Evaluate a parsed scenario: the workload section(s), then network, power and cost."""
+def evaluate(sc: Scenario, *, time_without_fit: bool = False) -> EstimateResult:
+    """Evaluate a parsed scenario: the workload section(s), then network, power and cost.
+
+    `time_without_fit` (validation only, accuracy/validation.py): give the training time of a published layout
+    even when the memory model says it does not fit, so that the time model is still checked against it."""
     warnings: list[str] = list(sc.warnings)
     assumptions: dict[str, Any] = dict(sc.assumptions)
     out: dict[str, Any] = {"engine_version": ENGINE_VERSION, "kind": sc.kind}
     run_time_s: float | None = None
     time_band: tuple[float, float] | None = None
     if sc.kind == "training":
-        sections, run_time_s, time_band = _training(sc, warnings, assumptions)
+        sections, run_time_s, time_band = _training(sc, warnings, assumptions, time_without_fit)
         out.update(sections)
     elif sc.kind == "inference":
         out.update(_inference(sc, warnings, assumptions))
@@ -120,10 +124,44 @@ def evaluate(sc: Scenario) -> EstimateResult:
 # --- training -------------------------------------------------------------------------------------------------
 
 
+def _auto_layout(sc: Scenario, warnings: list[str], assumptions: dict[str, Any]) -> Scenario:
+    """`workload.parallelism` omitted or `"auto": true`: the layout the search ranks first (search/layouts.py
+    `choose_layout`, the planning page's automatic layout), echoed under `parallelism` with `auto` true."""
+    choice = choose_layout(sc)
+    p = choice.parallelism
+    fixed = ", ".join(sorted(k for k, v in (sc.auto_layout or {}).items() if not isinstance(v, list)))
+    assumptions["workload.parallelism"] = {
+        "value": f"TP{p.tp} · PP{p.pp} · DP{p.dp} · CP{p.cp}"
+        + (f" · EP{p.ep}" if p.ep > 1 else "")
+        + f" · ZeRO-{p.zero_stage} · {p.recompute} recompute · micro-batch {p.micro_batch}",
+        "unit": "",
+        "source": f"automatic layout: the fastest of {choice.evaluated:,} valid layouts that fits "
+        f"({choice.feasible:,} fit; search objective min_time)"
+        + (f"; fixed by the input: {fixed}" if fixed else ""),
+    }
+    if not choice.fits:
+        warnings.append(
+            f"no parallel layout of the {sc.cluster.gpus:,} GPUs fits this model in GPU memory "
+            f"({choice.evaluated:,} tried); shown: the layout that needs the least memory. Add GPUs, use a GPU "
+            "with more memory, or shorten the sequences"
+        )
+    if sc.model is not None and p.tp > sc.model.kv_heads and sc.model.mla is None:
+        assume(
+            assumptions,
+            "workload.parallelism.kv_heads_replicated",
+            p.tp // sc.model.kv_heads,
+            "copies",
+            "tp > kv_heads: each KV head is replicated on tp/kv_heads ranks (Megatron-Core GQA)",
+        )
+    return replace(sc, parallelism=p)
+
+
 def _training(
-    sc: Scenario, warnings: list[str], assumptions: dict[str, Any]
-) -> tuple[TrainingSections, float, tuple[float, float]]:
+    sc: Scenario, warnings: list[str], assumptions: dict[str, Any], time_without_fit: bool = False
+) -> tuple[TrainingSections, float | None, tuple[float, float] | None]:
     assert sc.model is not None and sc.tokens is not None
+    if sc.auto_layout is not None:
+        sc = _auto_layout(sc, warnings, assumptions)
     c = sc.cluster
     sh = shape_of(sc.model)
     num = numerics_for(sc.precision, sc.optimizer)
@@ -140,6 +178,20 @@ def _training(
     total_s = gp.total_s
     low_s, high_s = uncertainty.time_range(total_s)
     gpu_hours = c.gpus * total_s / HOUR
+    memory_section = _memory_section(mem, c.gpu.name, warnings)
+    assumptions.update(efficiency.assumptions())
+    assumptions.update(comm.assumptions())
+    assumptions.update(memory.assumptions())
+    assumptions.update(goodput.assumptions(sc.goodput, gp))
+    assumptions.update(uncertainty.assumptions())
+    sections: TrainingSections = {
+        "model": _model_section(sc, sh),
+        "parallelism": _parallelism_section(sc),
+        "memory": memory_section,
+        "time": None,
+    }
+    if not memory_section["fits"] and not time_without_fit:
+        return sections, None, None  # a run that cannot start has no time (docs/engine-contract.md)
     warnings.extend(gp.warnings)
     if float(br["cross_node_tp"]):
         warnings.append("tensor parallelism spans nodes: its collectives run on the scale-out network")
@@ -148,12 +200,6 @@ def _training(
         warnings.append(
             f"the pipeline bubble takes {bubble:.0%} of each step: raise global_batch or virtual_stages"
         )
-    memory_section = _memory_section(mem, c.gpu.name, warnings)
-    assumptions.update(efficiency.assumptions())
-    assumptions.update(comm.assumptions())
-    assumptions.update(memory.assumptions())
-    assumptions.update(goodput.assumptions(sc.goodput, gp))
-    assumptions.update(uncertainty.assumptions())
     time_section: TimeSection = {
         "step_s": step_s,
         "tokens_per_s": float(th["tokens_per_s"]),
@@ -176,12 +222,7 @@ def _training(
         "expected_interruptions": gp.failures,
         "breakdown_s": cast(StepBreakdownS, {k: float(v) for k, v in br["parts"].items()}),
     }
-    sections: TrainingSections = {
-        "model": _model_section(sc, sh),
-        "parallelism": _parallelism_section(sc),
-        "memory": memory_section,
-        "time": time_section,
-    }
+    sections["time"] = time_section
     return sections, total_s, (low_s, high_s)
 
 
@@ -244,6 +285,7 @@ def _parallelism_section(sc: Scenario) -> TrainingParallelismSection:
         "global_batch": p.global_batch,
         "microbatches": p.global_batch // (p.dp * p.micro_batch),
         "gpus": sc.cluster.gpus,
+        "auto": sc.auto_layout is not None,
     }
 
 

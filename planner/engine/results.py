@@ -48,6 +48,7 @@ class TrainingParallelismSection(TypedDict):
     global_batch: int
     microbatches: int  # per pipeline per step: global_batch / (dp x micro_batch)
     gpus: int
+    auto: bool  # True: the engine chose the layout (workload.parallelism omitted or {"auto": true})
 
 
 class InferenceParallelismSection(TypedDict):
@@ -298,7 +299,7 @@ class TrainingSections(TypedDict):
     model: ModelSection
     parallelism: TrainingParallelismSection
     memory: MemorySection
-    time: TimeSection
+    time: TimeSection | None  # None when the layout does not fit in GPU memory: a run that cannot start
 
 
 # --- estimate -----------------------------------------------------------------------------------------------
@@ -313,7 +314,7 @@ class EstimateResult(TypedDict):
     model: NotRequired[ModelSection]
     parallelism: NotRequired[TrainingParallelismSection | InferenceParallelismSection]
     memory: NotRequired[MemorySection]
-    time: NotRequired[TimeSection]
+    time: NotRequired[TimeSection | None]
     # The serving model's section (inference/continuous.py and the roofline's InferenceSection) is still
     # growing; it is typed here once it settles.
     inference: NotRequired[dict[str, Any]]

@@ -2,10 +2,8 @@
 from the catalog as the form does, unknown names get useful suggestions, and a payload without a layout gets the
 layout the page's automatic search picks.
 
-The automatic-layout tests need the engine to choose a layout when `workload.parallelism` is omitted or
-`{"auto": true}` (issue 13's contract). Until the engine on this branch does, they are marked xfail(strict=True)
-with that reason, found by asking the engine itself (ENGINE_PICKS_LAYOUTS); the day it does they run as
-ordinary tests, and a strict xfail that passed would fail the suite, so the mark cannot outlive its reason.
+The engine chooses that layout itself when `workload.parallelism` is omitted, has no layout in it or is
+`{"auto": true}` (issue 13's contract; planner/engine/search/layouts.py `choose_layout`).
 """
 
 from __future__ import annotations
@@ -17,8 +15,6 @@ import pytest
 
 from catalog.models import EconomicsFact, Gpu
 from planner import adapters, services
-from planner.engine import api as engine_api
-from planner.engine.inputs.errors import SpecError
 from planner.engine.inputs.presets import PRESETS
 from tests.api.conftest import CATALOG_GPU_ID, ESTIMATE_URL, make_gpu
 from tests.planner.conftest import load_catalog, scenario_inputs
@@ -36,36 +32,6 @@ PLAN: dict[str, Any] = {
         "parallelism": {"tp": 8, "pp": 4, "global_batch": 1024},
     },
 }
-
-
-def _engine_picks_layouts() -> bool:
-    """Whether this branch's engine chooses a layout for a training payload that gives none (issue 13)."""
-    payload = copy.deepcopy(PLAN)
-    payload["cluster"]["gpu"] = {
-        "name": "probe",
-        "memory_gb": 80,
-        "memory_bandwidth_tbs": 3.35,
-        "tflops": {"bf16": 989},
-        "tdp_w": 700,
-        "scaleup_bandwidth_gbs": 900,
-    }
-    payload["workload"].update(model="llama3.1-8b", tokens_b=10)
-    del payload["workload"]["parallelism"]
-    try:
-        engine_api.estimate(payload)
-    except SpecError:
-        return False
-    return True
-
-
-ENGINE_PICKS_LAYOUTS = _engine_picks_layouts()
-needs_engine_layouts = pytest.mark.xfail(
-    not ENGINE_PICKS_LAYOUTS,
-    reason="issue 13 (engine): estimate does not yet choose a layout when workload.parallelism is omitted or "
-    '{"auto": true}',
-    strict=True,
-    raises=AssertionError,
-)
 
 
 def _plan(**economics: Any) -> dict[str, Any]:
@@ -226,7 +192,6 @@ def _page_layout(global_batch: int) -> tuple[dict[str, Any], dict[str, Any]]:
 LAYOUT_KEYS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch")
 
 
-@needs_engine_layouts
 @pytest.mark.parametrize("parallelism", [{"auto": True, "global_batch": 1024}, {"global_batch": 1024}])
 def test_a_payload_without_a_layout_gets_the_pages_automatic_layout(alice_api, parallelism):
     config, page_payload = _page_layout(1024)
@@ -240,7 +205,6 @@ def test_a_payload_without_a_layout_gets_the_pages_automatic_layout(alice_api, p
     assert body["memory"]["fits"] is True and body["time"]["days"] > 0
 
 
-@needs_engine_layouts
 def test_an_omitted_parallelism_object_plans_a_layout_that_fits(alice_api):
     load_catalog()
     payload = _plan()
@@ -253,7 +217,6 @@ def test_an_omitted_parallelism_object_plans_a_layout_that_fits(alice_api):
     assert body["memory"]["fits"] is True and body["time"]["days"] > 0
 
 
-@needs_engine_layouts
 def test_a_model_that_fits_no_layout_reports_no_time(alice_api):
     load_catalog()
     payload = _plan()

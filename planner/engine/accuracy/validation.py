@@ -1,6 +1,8 @@
 """The engine against the published figures it ships (planner/engine/accuracy/data/validation.csv).
 
-Every case runs through the public `estimate` path (JSON in, contract dict out). Groups and tolerances:
+Every case runs through the public `estimate` path (JSON in, contract dict out), except that a published layout
+the memory model says does not fit (bench-llama31-405b-8k: 89.5 of 80 GiB) still gets its time
+(`evaluate(..., time_without_fit=True)`): it ran, so its time is checked. Groups and tolerances:
 
 * korthikanti2022: iteration times, Korthikanti et al. 2022 Table 5: each within 10%, median within 5%.
 * megatron2021: per-GPU TFLOP/s counting recompute, Narayanan et al. 2021 Table 1: each within 15%.
@@ -42,8 +44,9 @@ from planner.engine.accuracy.uncertainty import (
     TIME_RATIO_HIGH,
     TIME_RATIO_LOW,
 )
-from planner.engine.api import estimate
+from planner.engine.api import evaluate
 from planner.engine.inputs.errors import Problem, SpecError
+from planner.engine.inputs.parse import parse
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "validation.csv"
 #: Model shapes of cases that are not engine presets (each with its source).
@@ -193,7 +196,8 @@ def evaluate_cases(rows: list[dict[str, str]]) -> tuple[CaseResult, ...]:
     for row in rows:
         section, key = METRICS[row["metric"]]
         try:
-            result = estimate(payload_for(row))
+            # A published layout the memory model says does not fit still ran: its time is checked all the same.
+            result = evaluate(parse(payload_for(row)), time_without_fit=True)
         except SpecError as exc:
             problems = [Problem(f"validation case {row['id']}: {p.path}", p.message) for p in exc.problems]
             raise SpecError(problems) from exc

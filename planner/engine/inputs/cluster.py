@@ -126,7 +126,13 @@ def parse_cluster(top: Fields, problems: list[Problem], assumptions: dict[str, A
     if not c.has("gpus_per_node"):
         assume(assumptions, "cluster.gpus_per_node", GPUS_PER_NODE_DEFAULT, "GPUs", "HGX/DGX 8-GPU node")
     nodes = c.number("nodes", required=True, integer=True, minimum=1, maximum=1_000_000)
-    gbps = c.number("scaleout_gbps_per_gpu", above=0, default=SCALEOUT_GBPS_PER_GPU_DEFAULT)
+    gbps = c.number("scaleout_gbps_per_gpu", minimum=0, default=SCALEOUT_GBPS_PER_GPU_DEFAULT)
+    if gbps == 0 and nodes is not None and nodes > 1:
+        c.problem(
+            "scaleout_gbps_per_gpu",
+            f"must be greater than 0 for {nodes} nodes (0 means no scale-out network: a single node)",
+        )
+        gbps = None
     if not c.has("scaleout_gbps_per_gpu"):
         assume(
             assumptions, "cluster.scaleout_gbps_per_gpu", gbps, "Gb/s", "one 400G NDR NIC per GPU (DGX H100)"

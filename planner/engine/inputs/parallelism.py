@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from planner.engine.inputs.cluster import assume, cluster_valid
@@ -31,7 +32,25 @@ PARALLELISM_KEYS = (
     "global_batch",
     "flash_attention",
     "dp_overlap",
+    "auto",
 )
+#: Degrees and modes the automatic layout may choose; given alongside `"auto": true` they are fixed (a value) or
+#: restricted (a list) in its search, as in the `search` command.
+AUTO_SEARCHED_KEYS = (
+    "tp",
+    "pp",
+    "dp",
+    "cp",
+    "ep",
+    "virtual_stages",
+    "micro_batch",
+    "zero_stage",
+    "recompute",
+)
+#: Tokens per optimizer step when an automatic layout is asked for without a global batch: 4M tokens, the batch
+#: of LLaMA (Touvron et al. 2023 arXiv:2302.13971 §2.2, "a batch size of 4M tokens") and Llama 2 (Touvron et
+#: al. 2023 arXiv:2307.09288 §2.2, "4M tokens"), rounded to a power of two of sequences.
+AUTO_BATCH_TOKENS = 4 * 2**20
 RECOMPUTE = ("none", "selective", "full")
 
 #: Defaults of optional inputs (echoed under `assumptions` when used).
@@ -70,14 +89,66 @@ def _degrees(p: Fields, *, searching: bool) -> dict[str, Any]:
     return values
 
 
-def parse_search_space(p: Fields | None, problems: list[Problem]) -> tuple[ParallelismSpec, dict[str, Any]]:
+def parse_search_space(
+    p: Fields | None, problems: list[Problem], *, default_global_batch: int | None = None
+) -> tuple[ParallelismSpec, dict[str, Any]]:
     """Search: each degree fixed (a number), listed (a list) or free (absent); cross-checks are applied per
-    configuration by the enumeration (search/layouts.py) instead of here."""
+    configuration by the enumeration (search/layouts.py) instead of here. `global_batch` is required unless a
+    default is given (the automatic layout of `estimate`)."""
     p = p or Fields({}, "workload.parallelism", problems, PARALLELISM_KEYS)
     values = _degrees(p, searching=True) if p.ok else {}
-    global_batch = p.number("global_batch", required=True, integer=True, minimum=1) if p.ok else None
+    global_batch = None
+    if p.ok:
+        global_batch = p.number(
+            "global_batch", required=default_global_batch is None, integer=True, minimum=1
+        )
+        if global_batch is None and not p.has("global_batch"):
+            global_batch = default_global_batch
     flags = _switches(p) if p.ok else None
+    if p.ok and p.has("auto"):
+        p.boolean("auto", default=True)
     return ParallelismSpec(global_batch=global_batch or 1, **(flags or {})), values
+
+
+def wants_auto_layout(p: Fields | None) -> bool:
+    """Whether `workload.parallelism` asks for the automatic layout: omitted, `"auto": true`, or no layout in it
+    (no degree, ZeRO stage, recompute mode or micro-batch; only the batch or switches) unless `"auto": false`."""
+    if p is None:
+        return True
+    if not p.ok:
+        return False
+    auto = p.raw("auto")
+    return auto is True or (not p.has("auto") and not any(p.has(k) for k in AUTO_SEARCHED_KEYS))
+
+
+def auto_global_batch(model: ModelSpec | None) -> int:
+    """The global batch (sequences) of an automatic layout given none: AUTO_BATCH_TOKENS rounded to a power of
+    two of sequences."""
+    seq_len = model.seq_len if model is not None else 2048
+    return int(2 ** max(round(math.log2(AUTO_BATCH_TOKENS / seq_len)), 0))
+
+
+def parse_auto_layout(
+    p: Fields | None,
+    model: ModelSpec | None,
+    problems: list[Problem],
+    assumptions: dict[str, Any],
+) -> tuple[ParallelismSpec, dict[str, Any]]:
+    """`"auto": true` (or no `parallelism`): the workload-level switches and the global batch, and the search
+    space of the degrees (given ones fixed or listed); `estimate` then picks the layout the search would
+    (search/layouts.py `choose_layout`)."""
+    default_batch = auto_global_batch(model)
+    fixed, space = parse_search_space(p, problems, default_global_batch=default_batch)
+    if p is None or not p.has("global_batch"):
+        assume(
+            assumptions,
+            "workload.parallelism.global_batch",
+            fixed.global_batch,
+            "sequences",
+            f"automatic layout: {AUTO_BATCH_TOKENS / 2**20:.0f}M tokens per step rounded to a power of two of "
+            "sequences (LLaMA, arXiv:2302.13971 §2.2; Llama 2, arXiv:2307.09288 §2.2)",
+        )
+    return fixed, {k: v for k, v in space.items() if k in AUTO_SEARCHED_KEYS and v is not None}
 
 
 def _switches(p: Fields) -> dict[str, Any] | None:
@@ -128,6 +199,8 @@ def parse_parallelism(
         return None
     gpus = sc.cluster.gpus
     values = _degrees(p, searching=False)
+    if p.has("auto"):
+        p.boolean("auto", default=False)
     global_batch = p.number("global_batch", required=True, integer=True, minimum=1)
     flags = _switches(p)
     if any(values[k] is None and p.has(k) for k in values) or flags is None:

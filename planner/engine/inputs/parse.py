@@ -33,8 +33,10 @@ from planner.engine.inputs.model import MODEL_PATH, parse_model
 from planner.engine.inputs.parallelism import (
     PARALLELISM_KEYS,
     layout_problems,
+    parse_auto_layout,
     parse_parallelism,
     parse_search_space,
+    wants_auto_layout,
 )
 from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.serving import (
@@ -174,6 +176,9 @@ def _training(
     if searching:
         par, space = parse_search_space(p, problems)
         sc = replace(sc, search={**(sc.search or {}), "space": space})
+    elif wants_auto_layout(p):
+        par, space = parse_auto_layout(p, model, problems, assumptions)
+        sc = replace(sc, auto_layout=space)
     else:
         par = parse_parallelism(p, sc, model, problems, assumptions, warnings)
     if w.has("serving"):

@@ -50,5 +50,8 @@ class Scenario:
     job: JobSpec | None = None
     economics: EconomicsSpec | None = None
     search: dict[str, Any] | None = None  # the raw, validated `search` object (search/layouts.py reads it)
+    #: `workload.parallelism` omitted or `"auto": true`: the degrees the automatic layout searches (fixed ones as
+    #: values, listed ones as lists; free ones absent). None: the layout is given.
+    auto_layout: dict[str, Any] | None = None
     assumptions: dict[str, dict[str, Any]] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()

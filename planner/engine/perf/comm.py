@@ -49,7 +49,9 @@ def group_bandwidth_bytes_per_s(
     in_node = n * stride <= gpus_per_node
     nvlink = scaleup_bytes_per_s * SCALEUP_EFFICIENCY
     k = ranks_per_node(n, stride, gpus_per_node)
-    cross = np.minimum(nvlink, k * scaleout_bytes_per_s * scaleout_efficiency)
+    # A cluster without a scale-out network (one node, `scaleout_gbps_per_gpu` 0) has no group that spans nodes;
+    # the floor of 1 byte/s only keeps the unused branch of np.where finite.
+    cross = np.minimum(nvlink, np.maximum(k * scaleout_bytes_per_s * scaleout_efficiency, 1.0))
     return np.where(in_node, nvlink, cross)
 
 

@@ -11,7 +11,7 @@ training.step_breakdown, goodput.goodput_fraction) on arrays, so each result equ
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from time import perf_counter
 from typing import Any
 
@@ -220,6 +220,12 @@ def run_search(payload: Any) -> SearchResult:
     }
 
 
+def rank_order(objective: str, days: np.ndarray, run_cost: np.ndarray) -> np.ndarray:
+    """Indices from best to worst: min_time by days then the run's cost, min_cost the other way round (the one
+    ranking rule of `search` and of `estimate`'s automatic layout)."""
+    return np.lexsort((run_cost, days)) if objective == "min_time" else np.lexsort((days, run_cost))
+
+
 def _rank(
     chunks: list[dict[str, Any]], objective: str, max_results: int, sc: Scenario
 ) -> tuple[list[SearchEntry], list[ParetoEntry], int]:
@@ -242,7 +248,7 @@ def _rank(
     if not rows:
         return [], [], 0
     days_a, cost_a, run_a = np.concatenate(days), np.concatenate(cost), np.concatenate(run_cost)
-    order = np.lexsort((run_a, days_a)) if objective == "min_time" else np.lexsort((days_a, run_a))
+    order = rank_order(objective, days_a, run_a)
     best = [_entry(chunks, rows[i], sc) for i in order[:max_results]]
     by_time = np.lexsort((cost_a, days_a))
     front: list[int] = []
@@ -294,4 +300,70 @@ def _entry(chunks: list[dict[str, Any]], row: tuple[int, int], sc: Scenario) -> 
     }
 
 
-__all__ = ["run_search", "enumerate_layouts", "evaluate_layouts", "layout_arrays"]
+@dataclass(frozen=True)
+class LayoutChoice:
+    """The automatic layout of `estimate`: the layout and what the search behind it saw."""
+
+    parallelism: ParallelismSpec
+    fits: bool  # False: no layout fits, `parallelism` is the one that needs the least memory
+    evaluated: int
+    feasible: int
+
+
+#: The objective of the automatic layout: the planning page's ("fastest layout that fits", planner/adapters.py).
+AUTO_OBJECTIVE = "min_time"
+
+
+def choose_layout(sc: Scenario) -> LayoutChoice:
+    """The layout `search` ranks first for this scenario's own GPU and node count with objective min_time (the
+    planning page's automatic layout), over the degrees `sc.auto_layout` leaves free; when none fits, the layout
+    that needs the least memory per GPU. SpecError naming workload.parallelism when no layout is valid at all.
+
+    A single cluster's run cost is its GPU-hours times one price, so ranking by GPU-hours (without economics)
+    orders exactly as `search` with economics does."""
+    assert sc.model is not None and sc.tokens is not None and sc.auto_layout is not None
+    gpus = sc.cluster.gpus
+    grid, _ = enumerate_layouts(
+        sc.model, sc.auto_layout, gpus, sc.parallelism.global_batch, MAX_LAYOUTS_DEFAULT
+    )
+    evaluated = len(grid["tp"])
+    if evaluated == 0:
+        raise SpecError.at(
+            "workload.parallelism",
+            f"no parallel layout of the {gpus:,} GPUs is valid for this model and global batch "
+            f"({sc.parallelism.global_batch:,} sequences): check the fixed degrees against the GPU count, heads, "
+            "layers and batch",
+        )
+    res = evaluate_layouts(sc, shape_of(sc.model), layout_arrays(grid, sc.parallelism))
+    fits = np.asarray(res["fits"], dtype=bool)
+    feasible = int(fits.sum())
+    if feasible:
+        idx = np.nonzero(fits)[0]
+        best = int(idx[rank_order(AUTO_OBJECTIVE, res["days"][idx], res["gpu_hours"][idx])[0]])
+    else:
+        best = int(np.argmin(res["per_gpu_gib"]))
+    row = {k: int(a[best]) for k, a in grid.items()}
+    chosen = replace(
+        sc.parallelism,
+        tp=row["tp"],
+        pp=row["pp"],
+        dp=row["dp"],
+        cp=row["cp"],
+        ep=row["ep"],
+        virtual_stages=row["virtual_stages"],
+        micro_batch=row["micro_batch"],
+        zero_stage=row["zero_stage"],
+        recompute=RECOMPUTE_NAMES[row["recompute"]],
+    )
+    return LayoutChoice(chosen, feasible > 0, evaluated, feasible)
+
+
+__all__ = [
+    "run_search",
+    "enumerate_layouts",
+    "evaluate_layouts",
+    "layout_arrays",
+    "choose_layout",
+    "rank_order",
+    "LayoutChoice",
+]
