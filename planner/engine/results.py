@@ -44,6 +44,9 @@ class TrainingParallelismSection(TypedDict):
     flash_attention: bool | str  # as the input writes it: false, true or "v1"/"v2"
     flash_attention_version: str | None  # None without FlashAttention
     dp_overlap: bool
+    reshard_after_forward: bool  # ZeRO-3: parameters re-gathered for the backward (FSDP's default)
+    hsdp: bool  # ZeRO shards within a node, replicated across nodes
+    framework: str  # workload.framework ("typical", "megatron", "fsdp", "deepspeed")
     micro_batch: int
     global_batch: int
     microbatches: int  # per pipeline per step: global_batch / (dp x micro_batch)
@@ -99,8 +102,9 @@ class StepBreakdownS(TypedDict):
     pp_bubble: float
     pp_p2p: float
     dp_comm: float
-    zero_comm: float
+    zero_comm: float  # ZeRO-3/FSDP per-layer gathers and reduce-scatters, the exposed part
     optimizer: float
+    host: float  # kernel launches the GPU waits for (perf/framework.py), small models and micro-batches
 
 
 class OverheadPart(TypedDict):

@@ -36,8 +36,9 @@ STEP_PARTS = (
     ("pp_bubble", "Pipeline bubble"),
     ("pp_p2p", "Pipeline send/recv"),
     ("dp_comm", "Data-parallel comm. (exposed)"),
-    ("zero_comm", "ZeRO gathers"),
+    ("zero_comm", "ZeRO-3/FSDP gathers and reduce-scatters (exposed)"),
     ("optimizer", "Optimizer step"),
+    ("host", "Kernel launches (host-bound)"),
 )
 POWER_PARTS = (
     ("gpus", "GPUs"),

@@ -90,6 +90,7 @@ BREAKDOWN = [
     "dp_comm",
     "zero_comm",
     "optimizer",
+    "host",
 ]
 INFERENCE_KEYS = [
     "ttft_s",

@@ -32,6 +32,8 @@ PARALLELISM_KEYS = (
     "global_batch",
     "flash_attention",
     "dp_overlap",
+    "reshard_after_forward",
+    "hsdp",
     "auto",
 )
 #: Degrees and modes the automatic layout may choose; given alongside `"auto": true` they are fixed (a value) or
@@ -159,13 +161,17 @@ def _switches(p: Fields) -> dict[str, Any] | None:
     sp = p.boolean("sequence_parallel", default=True)
     flash = p.boolean_or_choice("flash_attention", default=True, choices=FLASH_ATTENTION_VERSIONS)
     dp_overlap = p.boolean("dp_overlap", default=True)
-    if sp is None or flash is None or dp_overlap is None:
+    reshard = p.boolean("reshard_after_forward", default=True)
+    hsdp = p.boolean("hsdp", default=False)
+    if sp is None or flash is None or dp_overlap is None or reshard is None or hsdp is None:
         return None
     return {
         "sequence_parallel": sp,
         "flash_attention": flash is not False,
         "flash_attention_version": flash if isinstance(flash, str) else FLASH_ATTENTION_DEFAULT,
         "dp_overlap": dp_overlap,
+        "reshard_after_forward": reshard,
+        "hsdp": hsdp,
     }
 
 

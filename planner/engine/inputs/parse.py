@@ -46,7 +46,7 @@ from planner.engine.inputs.serving import (
     parse_inference_layout,
     parse_serving,
 )
-from planner.engine.inputs.specs import PRECISIONS, GpuSpec, ParallelismSpec
+from planner.engine.inputs.specs import FRAMEWORK_DEFAULT, FRAMEWORKS, PRECISIONS, GpuSpec, ParallelismSpec
 from planner.engine.inputs.units import HOUR
 from planner.engine.job.scaling import SCALINGS, JobSpec
 
@@ -66,6 +66,7 @@ WORKLOAD_KEYS = (
     "goodput",
     "serving",
     "job",
+    "framework",
 )
 JOB_KEYS = ("single_gpu_hours", "parallel_fraction", "measured_speedup", "measured_gpus", "scaling")
 KINDS = ("training", "inference", "job")
@@ -118,6 +119,7 @@ def parse(payload: Any, *, allow_search: bool = False) -> Scenario:
             "parallelism",
             "serving",
             "goodput",
+            "framework",
         ):
             if workload.has(key):
                 workload.problem(key, "not used by kind 'job'")
@@ -172,6 +174,16 @@ def _training(
         assume(
             assumptions, "workload.optimizer", OPTIMIZER_DEFAULT, "", "AdamW, mixed precision (16 B/param)"
         )
+    framework = w.string("framework", default=FRAMEWORK_DEFAULT, choices=FRAMEWORKS)
+    if not w.has("framework"):
+        assume(
+            assumptions,
+            "workload.framework",
+            FRAMEWORK_DEFAULT,
+            "",
+            "framework-neutral: Megatron-style kernels for tensor/pipeline layouts, PyTorch FSDP-style for ZeRO-3 "
+            "(perf/framework.py)",
+        )
     p = w.child("parallelism", PARALLELISM_KEYS)
     if searching:
         par, space = parse_search_space(p, problems)
@@ -191,7 +203,7 @@ def _training(
         tokens=None if tokens_b is None else tokens_b * 1e9,
         precision=precision or PRECISION_DEFAULT,
         optimizer=optimizer or OPTIMIZER_DEFAULT,
-        parallelism=par or ParallelismSpec(),
+        parallelism=replace(par or ParallelismSpec(), framework=framework or FRAMEWORK_DEFAULT),
         efficiency_scale=efficiency_scale or 1.0,
     )
 
@@ -209,7 +221,7 @@ def _inference(w: Fields, sc: Scenario, problems: list[Problem], assumptions: di
         problems.extend(serving_layout_problems(shape, ServingLayout(tp, pp, ep, dp_attention)))
     s = w.child("serving", SERVING_KEYS, required=True)
     serving = parse_serving(s, model, layout, problems) if s is not None and s.ok else None
-    for key in ("tokens_b", "optimizer", "job"):
+    for key in ("tokens_b", "optimizer", "job", "framework"):
         if w.has(key):
             w.problem(key, "not used by kind 'inference'")
     par = ParallelismSpec(tp=tp, pp=pp, dp=max(gpus // (tp * pp), 1), ep=ep)

@@ -32,6 +32,9 @@ FlashAttentionVersion = Literal["v1", "v2"]
 #: FlashAttention versions `workload.parallelism.flash_attention` names besides true (= the default, "v2") and false.
 FLASH_ATTENTION_VERSIONS: tuple[str, ...] = ("v1", "v2")
 FLASH_ATTENTION_DEFAULT: FlashAttentionVersion = "v2"
+#: `workload.framework`: the software family whose efficiency figures apply (perf/framework.py).
+FRAMEWORKS: tuple[str, ...] = ("typical", "megatron", "fsdp", "deepspeed")
+FRAMEWORK_DEFAULT = "typical"
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,13 @@ class ParallelismSpec:
     dp_overlap: bool = True  # DP gradient reduction overlapped with the last backward (training/step_time.py)
     micro_batch: int = 1
     global_batch: int = 1  # sequences per optimizer step
+    #: ZeRO-3/FSDP parameters stay gathered from a micro-batch's forward to its backward when False (no backward
+    #: re-gather; the stage's whole unsharded weights are held): PyTorch FSDP2 `reshard_after_forward`.
+    reshard_after_forward: bool = True
+    #: Hybrid sharding (PyTorch HSDP, DeepSpeed ZeRO++ hpZ): ZeRO shards within the data-parallel ranks of one
+    #: node and replicates across nodes (gradients all-reduced between replicas once per step).
+    hsdp: bool = False
+    framework: str = FRAMEWORK_DEFAULT  # workload.framework (perf/framework.py)
 
     @property
     def flash_attention_input(self) -> bool | str:

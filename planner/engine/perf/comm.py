@@ -26,10 +26,17 @@ import numpy as np
 #: Achieved fraction of the per-direction NVLink/Infinity-Fabric bandwidth for large ring collectives. NCCL's
 #: all-reduce bus bandwidth on DGX A100 is about 230 of 300 GB/s per direction (nccl-tests, NVIDIA DGX A100
 #: user guide performance notes); calibrated once together with efficiency.py's constants.
-SCALEUP_EFFICIENCY = 0.80
+SCALEUP_EFFICIENCY = 0.90
 #: Per-step latency of an intra-node ring collective (NCCL small-message all-reduce on 8 GPUs takes about
 #: 15-25 µs for 14 steps: nccl-tests on DGX A100/H100).
 SCALEUP_STEP_LATENCY_S = 1.5e-6
+
+
+#: Fixed cost of one NCCL collective call before any step (launch, synchronisation, protocol set-up): NCCL's own
+#: performance model uses 8.4 µs for the ring algorithm with the Simple protocol (NVIDIA/nccl
+#: src/graph/tuning.cc, `baseLat` Ring/Simple), the protocol of large transfers. It bounds how fast the many small
+#: collectives of tensor parallelism on small models and of per-layer ZeRO-3 gathers can go.
+NCCL_BASE_LATENCY_S = 8.4e-6
 
 
 def ranks_per_node(n: Any, stride: Any, gpus_per_node: Any) -> Any:
@@ -61,8 +68,10 @@ def group_step_latency_s(n: Any, stride: Any, gpus_per_node: Any, scaleout_laten
 
 
 def all_gather_s(size_bytes: Any, n: Any, bandwidth: Any, step_latency_s: Any) -> Any:
-    """Ring all-gather (or reduce-scatter) of an S-byte buffer: (n-1)/n·S/B + (n-1)·α; zero when n = 1."""
-    return (n - 1.0) / n * size_bytes / bandwidth + (n - 1.0) * step_latency_s
+    """Ring all-gather (or reduce-scatter) of an S-byte buffer: (n-1)/n·S/B + (n-1)·α + the collective's base
+    latency; zero when n = 1."""
+    base = np.where(n > 1.0, NCCL_BASE_LATENCY_S, 0.0)
+    return (n - 1.0) / n * size_bytes / bandwidth + (n - 1.0) * step_latency_s + base
 
 
 reduce_scatter_s = all_gather_s
@@ -89,6 +98,11 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "value": SCALEUP_EFFICIENCY,
             "unit": "fraction of per-direction scale-up bandwidth",
             "source": "nccl-tests bus bandwidth on DGX A100; calibrated once on the shipped cases",
+        },
+        "comm.nccl_base_latency_us": {
+            "value": NCCL_BASE_LATENCY_S * 1e6,
+            "unit": "µs per collective call",
+            "source": "NVIDIA/nccl src/graph/tuning.cc baseLat (Ring, Simple protocol)",
         },
         "comm.scaleup_step_latency_us": {
             "value": SCALEUP_STEP_LATENCY_S * 1e6,

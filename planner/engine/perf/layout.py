@@ -21,6 +21,14 @@ NONE, SELECTIVE, FULL = 0, 1, 2
 #: Attention kernels as numbers: unfused (two batched GEMMs and a softmax), FlashAttention v1 or v2.
 FLASH_NONE, FLASH_V1, FLASH_V2 = 0, 1, 2
 FLASH_CODES: dict[str, int] = {"v1": FLASH_V1, "v2": FLASH_V2}
+#: Framework families as numbers (workload.framework; "typical" infers the family from the layout).
+TYPICAL, MEGATRON, FSDP, DEEPSPEED = 0, 1, 2, 3
+FRAMEWORK_CODES: dict[str, int] = {
+    "typical": TYPICAL,
+    "megatron": MEGATRON,
+    "fsdp": FSDP,
+    "deepspeed": DEEPSPEED,
+}
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,9 @@ class Layout:
     sequence_parallel: Any  # 1 / 0
     flash_attention: Any  # FLASH_NONE / FLASH_V1 / FLASH_V2
     dp_overlap: Any  # 1 / 0: gradient reduction overlapped with the last backward, or all exposed
+    reshard_after_forward: Any = 1.0  # 1 / 0: ZeRO-3 re-gathers parameters for the backward (FSDP default)
+    hsdp: Any = 0.0  # 1 / 0: ZeRO shards within a node's data-parallel ranks, replicated across nodes
+    framework: Any = 0.0  # FRAMEWORK_CODES (perf/framework.py): whose kernels and overlap figures apply
 
 
 #: Bytes per parameter of the optimizer state, for mixed-precision training (an fp32 master copy included) and
@@ -111,4 +122,7 @@ def workload_flags(p: ParallelismSpec) -> dict[str, Any]:
         "sequence_parallel": 1.0 if p.sequence_parallel else 0.0,
         "flash_attention": float(FLASH_CODES[p.flash_attention_version] if p.flash_attention else FLASH_NONE),
         "dp_overlap": 1.0 if p.dp_overlap else 0.0,
+        "reshard_after_forward": 1.0 if p.reshard_after_forward else 0.0,
+        "hsdp": 1.0 if p.hsdp else 0.0,
+        "framework": float(FRAMEWORK_CODES[p.framework]),
     }

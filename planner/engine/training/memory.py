@@ -39,6 +39,9 @@ NCCL_BUFFER_BYTES = 0.5 * GiB
 #: PyTorch caching-allocator fragmentation, as a share of dynamic allocations (activations and transient
 #: buffers); PyTorch CUDA-semantics docs on memory management; 10% is the middle of the 5-15% commonly seen.
 FRAGMENTATION_FRACTION = 0.10
+#: Layers whose gathered parameters ZeRO-3/FSDP holds at once: the one computing and the one prefetched
+#: (FSDP's default backward prefetch and forward prefetch of one unit, arXiv:2304.11277 §3.4).
+ZERO3_GATHERED_UNITS = 2.0
 #: Bytes of a dropout mask element (torch stores masks as bytes; Korthikanti §4.1).
 MASK_BYTES = 1.0
 #: Bytes per row statistic FlashAttention keeps for the backward pass (fp32 log-sum-exp).
@@ -103,13 +106,40 @@ def model_state_bytes(params: Any, shard: Any, zero_stage: Any, num: Numerics) -
     return weights, grads, optimizer
 
 
-def stage_model_state_bytes(sh: ModelShape, lay: Layout, num: Numerics, first: bool) -> tuple[Any, Any, Any]:
-    """Weights, gradients and optimizer bytes on one GPU of the first (or last) stage."""
+def dp_shard_ranks(lay: Layout, gpus_per_node: Any) -> tuple[Any, Any]:
+    """(dense, expert) ranks one ZeRO shard spans (memory.py divides the sharded states by them)."""
+    dense = lay.dp * lay.cp
+    expert = np.maximum(lay.dp * lay.cp / lay.ep, 1.0)
+    node_dense = np.minimum(dense, np.maximum(1.0, np.floor(gpus_per_node / lay.tp)))
+    node_expert = np.minimum(expert, np.maximum(1.0, np.floor(gpus_per_node / (lay.tp * lay.cp * lay.ep))))
+    return np.where(lay.hsdp > 0, node_dense, dense), np.where(lay.hsdp > 0, node_expert, expert)
+
+
+def stage_model_state_bytes(
+    sh: ModelShape, lay: Layout, num: Numerics, first: bool, gpus_per_node: Any = 8.0
+) -> tuple[Any, Any, Any]:
+    """Weights, gradients and optimizer bytes on one GPU of the first (or last) stage, ZeRO-sharded over the
+    data-parallel group (with `hsdp`, over its ranks in one node).
+
+    ZeRO-3 also holds unsharded copies while it computes (FSDP, Zhao et al. 2023 arXiv:2304.11277 §3.2-3.4): the
+    current and the prefetched layer's gathered parameters and the current layer's unsharded gradients; with
+    `reshard_after_forward` off the whole stage's gathered parameters stay from the forward to the backward."""
     dense, expert = stage_params_per_gpu(sh, lay, first)
-    dp_group = lay.dp * lay.cp
-    w1, g1, o1 = model_state_bytes(dense, dp_group, lay.zero_stage, num)
-    w2, g2, o2 = model_state_bytes(expert, np.maximum(dp_group / lay.ep, 1.0), lay.zero_stage, num)
-    return w1 + w2, g1 + g2, o1 + o2
+    dense_ranks, expert_ranks = dp_shard_ranks(lay, gpus_per_node)
+    w1, g1, o1 = model_state_bytes(dense, dense_ranks, lay.zero_stage, num)
+    w2, g2, o2 = model_state_bytes(expert, expert_ranks, lay.zero_stage, num)
+    params = dense + expert
+    layers = layers_first_stage(sh, lay) if first else np.maximum(layers_last_stage(sh, lay), 1.0)
+    unit = params / layers
+    gathered = np.where(
+        lay.reshard_after_forward > 0,
+        ZERO3_GATHERED_UNITS * unit * num.weight_bytes,
+        params * num.weight_bytes,
+    )
+    zero3 = lay.zero_stage >= 3
+    weights = w1 + w2 + np.where(zero3, gathered, 0.0)
+    grads = g1 + g2 + np.where(zero3, unit * num.grad_bytes, 0.0)
+    return weights, grads, o1 + o2
 
 
 def layer_activation_bytes_per_token(sh: ModelShape, lay: Layout, num: Numerics, recompute: Any) -> Any:
@@ -194,7 +224,7 @@ def memory_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -
     """Per-GPU bytes of the most loaded stage (the larger of the first and the last), by category."""
     stages = []
     for first in (True, False):
-        weights, grads, optimizer = stage_model_state_bytes(sh, lay, num, first)
+        weights, grads, optimizer = stage_model_state_bytes(sh, lay, num, first, hw.gpus_per_node)
         activations = activation_bytes(sh, lay, num, first)
         other = overhead_bytes(activations)
         total = weights + grads + optimizer + activations + other

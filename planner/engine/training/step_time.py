@@ -34,11 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from planner.engine.perf import comm, efficiency
+from planner.engine.perf import comm, efficiency, framework
 from planner.engine.perf.hardware import Hardware
 from planner.engine.perf.layout import FULL, SELECTIVE, Layout, Numerics
 from planner.engine.training.memory import (
     MASK_BYTES,
+    dp_shard_ranks,
     kv_share,
     layers_first_stage,
     layers_last_stage,
@@ -212,9 +213,12 @@ def _layer_times(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> di
     core_fwd = _attention_core_forward_s(sh, lay, hw, tokens)
     core_bwd = core_fwd * np.where(lay.flash_attention > 0, FLASH_BACKWARD_FACTOR, BACKWARD_GEMM_FACTOR)
     layer_bytes, score_bytes = _elementwise_forward_bytes_per_token(sh, lay, num)
-    ew_fwd = _hbm_s(tokens * layer_bytes, hw)
+    unfused = framework.elementwise_factor(
+        lay
+    )  # eager PyTorch (FSDP family) runs unfused element-wise kernels
+    ew_fwd = _hbm_s(tokens * layer_bytes * unfused, hw)
     score_fwd = _hbm_s(tokens * score_bytes, hw)
-    rope_fwd = _hbm_s(tokens * _rope_forward_bytes_per_token(sh, lay, num), hw)
+    rope_fwd = _hbm_s(tokens * _rope_forward_bytes_per_token(sh, lay, num) * unfused, hw)
     compute = (1.0 + BACKWARD_GEMM_FACTOR) * gemm_fwd + core_fwd + core_bwd
     compute = compute + (1.0 + BACKWARD_ELEMENTWISE_FACTOR) * (ew_fwd + score_fwd)
     compute = compute + (1.0 + ROPE_BACKWARD_FACTOR) * rope_fwd
@@ -224,12 +228,17 @@ def _layer_times(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> di
         np.where(lay.recompute == SELECTIVE, core_fwd + score_fwd, 0.0),
     )
     cp_raw = _cp_comm_per_layer_s(sh, lay, num, hw, tokens)
+    core = core_fwd + core_bwd
+    # Ring attention overlaps each KV block's transfer with the previous block's attention (Liu et al. 2023 §3):
+    # the part longer than the attention core is exposed, and the overlapped part slows the core down.
+    cp_exposed = np.maximum(cp_raw - core, 0.0) + framework.OVERLAP_SLOWDOWN * np.minimum(cp_raw, core)
     return {
         "compute": compute,
         "recompute": recompute,
         "tp_comm": _tp_comm_per_layer_s(sh, lay, num, hw, tokens),
         "ep_comm": _ep_comm_per_layer_s(sh, lay, num, hw, tokens),
-        "cp_comm": np.maximum(cp_raw - (core_fwd + core_bwd), 0.0),  # overlapped with the attention core
+        "cp_comm": cp_exposed,
+        "forward": gemm_fwd + core_fwd + ew_fwd + score_fwd + rope_fwd,
         "backward": BACKWARD_GEMM_FACTOR * gemm_fwd
         + core_bwd
         + BACKWARD_ELEMENTWISE_FACTOR * (ew_fwd + score_fwd)
@@ -245,43 +254,94 @@ def _output_layer_s(sh: ModelShape, lay: Layout, hw: Hardware) -> Any:
     return gemm + _hbm_s(tokens * LOSS_BYTES_PER_LOGIT * sh.vocab / lay.tp, hw)
 
 
-def _dp_comm_s(
-    sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, backward_window_s: Any
-) -> tuple[Any, Any]:
-    """(exposed data-parallel gradient/parameter traffic, ZeRO-3 per-micro-batch gathers) per step.
+def _dp_group(lay: Layout, hw: Hardware, expert: bool) -> tuple[Any, Any, Any, Any]:
+    """(shard ranks, their stride, replica ranks, their stride) of the data-parallel group of dense (or expert)
+    parameters. ZeRO shards over the whole group (dp·cp ranks, tp apart; experts over dp·cp/ep, tp·cp·ep apart),
+    or with `hsdp` over the group's ranks inside one node, replicated across nodes."""
+    n = np.maximum(lay.dp * lay.cp / lay.ep, 1.0) if expert else lay.dp * lay.cp
+    stride = lay.tp * lay.cp * lay.ep if expert else lay.tp
+    in_node = np.minimum(n, np.maximum(1.0, np.floor(hw.gpus_per_node / stride)))
+    shard = np.where(lay.hsdp > 0, in_node, n)
+    return shard, stride, n / shard, stride * shard
 
-    With `lay.dp_overlap` 0 no part of the gradient reduction hides behind the backward: DeepSpeed's
-    PipelineEngine (GPT-NeoX whenever pipe-parallel-size >= 1) turns off the backward-hook all-reduce
-    (`enable_backward_allreduce = False`) and runs ReduceGrads after the last micro-batch's backward
-    (deepspeed/runtime/pipe/schedule.py TrainSchedule.steps; engine.py `_exec_reduce_grads`)."""
-    window_s = np.where(lay.dp_overlap > 0, backward_window_s, 0.0)
+
+def _collective_times(
+    params: Any, lay: Layout, num: Numerics, hw: Hardware, expert: bool
+) -> tuple[Any, Any, Any]:
+    """(parameter all-gather, gradient reduce-scatter over the shard group, gradient all-reduce of one shard
+    across the replicas) of `params` parameters."""
+    shard, stride, replicas, replica_stride = _dp_group(lay, hw, expert)
+
+    def link(n: Any, st: Any) -> tuple[Any, Any]:
+        bw = comm.group_bandwidth_bytes_per_s(
+            n, st, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
+        )
+        return bw, comm.group_step_latency_s(n, st, hw.gpus_per_node, hw.scaleout_latency_s)
+
+    bw, lat = link(shard, stride)
+    gather = comm.all_gather_s(params * num.weight_bytes, shard, bw, lat)
+    grads = comm.reduce_scatter_s(params * num.grad_bytes, shard, bw, lat)
+    rbw, rlat = link(replicas, replica_stride)
+    replica = comm.all_reduce_s(params * num.grad_bytes / shard, replicas, rbw, rlat)
+    return gather, grads, replica
+
+
+def _dp_comm_s(
+    sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, per_layer: dict[str, Any], layers: Any
+) -> tuple[Any, Any]:
+    """(exposed data-parallel traffic of ZeRO 0-2, exposed ZeRO-3 traffic) per step, seconds.
+
+    ZeRO 0-2 (Megatron-LM, DeepSpeed, DDP): the gradient reduction (all-reduce for ZeRO 0, reduce-scatter for 1-2)
+    overlaps the last micro-batch's backward; ZeRO 1-2 gather the updated parameters after the optimizer,
+    exposed. With `lay.dp_overlap` 0 no part hides: DeepSpeed's PipelineEngine (GPT-NeoX whenever
+    pipe-parallel-size >= 1) runs ReduceGrads after the last backward (deepspeed/runtime/pipe/schedule.py
+    TrainSchedule.steps; engine.py `_exec_reduce_grads`).
+
+    ZeRO-3 / FSDP (Zhao et al. 2023 arXiv:2304.11277 §3.3-3.5; Rajbhandari et al. 2019 §7), per micro-batch and
+    per layer (one FSDP unit per transformer block, as torchtitan and llm-foundry wrap): the forward all-gathers
+    the layer's parameters, the backward all-gathers them again (unless `reshard_after_forward` is off) and
+    reduce-scatters their gradients. One collective is in flight per stream and the next layer's gather is
+    prefetched behind the current layer's compute (prefetch depth 1), so per layer the part of the collectives
+    longer than the layer's compute is exposed; the first gather of the forward and the last reduce-scatter of
+    the backward have no compute to hide behind. The overlapped part slows the compute by OVERLAP_SLOWDOWN
+    (perf/framework.py). With `hsdp` the gradient shard is all-reduced across the node replicas once per step,
+    overlapped with the last backward."""
+    window = np.where(lay.dp_overlap > 0, layers * per_layer["backward"], 0.0)
     dense_first, expert_first = stage_params_per_gpu(sh, lay, True)
     dense_last, expert_last = stage_params_per_gpu(sh, lay, False)
-    dense = np.maximum(dense_first, dense_last)
-    expert = np.maximum(expert_first, expert_last)
+    groups = [(np.maximum(dense_first, dense_last), False)]
+    if sh.moe_layers:  # a dense model launches no expert-group collectives (not even their latency)
+        groups.append((np.maximum(expert_first, expert_last), True))
     total = 0.0
     zero3 = 0.0
-    groups = [(dense, lay.dp * lay.cp, lay.tp)]
-    if sh.moe_layers:  # a dense model launches no expert-group collectives (not even their latency)
-        groups.append((expert, np.maximum(lay.dp * lay.cp / lay.ep, 1.0), lay.tp * lay.cp * lay.ep))
-    for params, n, stride in groups:
-        bw = comm.group_bandwidth_bytes_per_s(
-            n,
-            stride,
-            hw.gpus_per_node,
-            hw.scaleup_bytes_per_s,
-            hw.scaleout_bytes_per_s,
-            hw.scaleout_efficiency,
-        )
-        lat = comm.group_step_latency_s(n, stride, hw.gpus_per_node, hw.scaleout_latency_s)
-        grads = comm.reduce_scatter_s(params * num.grad_bytes, n, bw, lat)
-        gather = comm.all_gather_s(params * num.weight_bytes, n, bw, lat)
-        # ZeRO 0: all-reduce (= RS + AG) overlapped with the last backward; ZeRO 1-2: RS overlapped, the
-        # parameter all-gather after the optimizer exposed; ZeRO 3: gathers and RS every micro-batch.
-        overlapped = np.where(lay.zero_stage == 0, grads + gather, np.where(lay.zero_stage < 3, grads, 0.0))
+    m = microbatches(lay)
+    forward_c = per_layer["forward"]
+    backward_c = per_layer["backward"] + per_layer["recompute"]
+    for params, expert in groups:
+        gather, grads, replica = _collective_times(params, lay, num, hw, expert)
+        # ZeRO 0: all-reduce (= RS + AG) overlapped; ZeRO 1: RS overlapped, the parameter all-gather after the
+        # optimizer exposed. ZeRO 2 keeps only its gradient shard, so under gradient accumulation it
+        # reduce-scatters every micro-batch's gradients during that micro-batch's backward (ZeRO §5.2; DeepSpeed
+        # stage 2 reduces its buckets in every backward), each overlapped with its own backward.
+        overlapped = np.where(lay.zero_stage == 0, grads + gather, np.where(lay.zero_stage == 1, grads, 0.0))
+        overlapped = overlapped + np.where(lay.hsdp > 0, replica, 0.0)
         exposed = np.where((lay.zero_stage >= 1) & (lay.zero_stage < 3), gather, 0.0)
-        total = total + np.maximum(overlapped - window_s, 0.0) + exposed
-        zero3 = zero3 + np.where(lay.zero_stage >= 3, microbatches(lay) * (2.0 * gather + grads), 0.0)
+        hidden = np.minimum(overlapped, window)
+        zero2_window = layers * per_layer["backward"]
+        zero2_hidden = np.minimum(grads, zero2_window)
+        zero2 = m * (grads - zero2_hidden + framework.OVERLAP_SLOWDOWN * zero2_hidden)
+        total = total + overlapped - hidden + exposed + framework.OVERLAP_SLOWDOWN * hidden
+        total = total + np.where(lay.zero_stage == 2, zero2, 0.0)
+        # ZeRO-3: per layer and micro-batch.
+        unit_gather = gather / layers
+        unit_grads = grads / layers
+        regather = np.where(lay.reshard_after_forward > 0, unit_gather, 0.0)
+        fwd_exposed = unit_gather + (layers - 1.0) * np.maximum(unit_gather - forward_c, 0.0)
+        bwd_comm = regather + unit_grads
+        bwd_exposed = (layers - 1.0) * np.maximum(bwd_comm - backward_c, 0.0) + unit_grads
+        overlapped3 = layers * (unit_gather + bwd_comm) - fwd_exposed - bwd_exposed
+        per_microbatch = fwd_exposed + bwd_exposed + framework.OVERLAP_SLOWDOWN * overlapped3
+        zero3 = zero3 + np.where(lay.zero_stage >= 3, m * per_microbatch, 0.0)
     return total, zero3
 
 
@@ -289,9 +349,9 @@ def _optimizer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> An
     """Memory-bound optimizer step on the most loaded stage's (ZeRO-sharded) parameters."""
     dense_first, expert_first = stage_params_per_gpu(sh, lay, True)
     dense_last, expert_last = stage_params_per_gpu(sh, lay, False)
-    dp_group = lay.dp * lay.cp
-    dense_shard = np.where(lay.zero_stage >= 1, dp_group, 1.0)
-    expert_shard = np.where(lay.zero_stage >= 1, np.maximum(dp_group / lay.ep, 1.0), 1.0)
+    dense_ranks, expert_ranks = dp_shard_ranks(lay, hw.gpus_per_node)
+    dense_shard = np.where(lay.zero_stage >= 1, dense_ranks, 1.0)
+    expert_shard = np.where(lay.zero_stage >= 1, expert_ranks, 1.0)
     params = np.maximum(
         dense_first / dense_shard + expert_first / expert_shard,
         dense_last / dense_shard + expert_last / expert_shard,
@@ -333,11 +393,11 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
     )
     pp_lat = comm.group_step_latency_s(2.0, pp_stride, hw.gpus_per_node, hw.scaleout_latency_s)
     pp_p2p = np.where(p > 1, 2.0 * v * m * comm.p2p_s(pp_bytes, pp_bw, pp_lat), 0.0)
-    backward_window = layers * per_layer["backward"]
-    dp_exposed, zero3 = _dp_comm_s(sh, lay, num, hw, backward_window)
-    # FSDP/ZeRO-3 prefetch hides the per-micro-batch gathers behind the layers' compute.
-    zero3_exposed = np.maximum(zero3 - m * layers * per_layer["compute"], 0.0)
+    dp_exposed, zero3_exposed = _dp_comm_s(sh, lay, num, hw, per_layer, layers)
     optimizer = _optimizer_s(sh, lay, num, hw)
+    # Kernel launches: the GPU waits for the host when a layer's launches take longer than its work (small
+    # models, small micro-batches; perf/framework.py).
+    host = m * layers * np.maximum(framework.host_s_per_layer(lay) - layer_total, 0.0)
     parts = {
         "compute": m * (layers * per_layer["compute"] + extra),
         "recompute": m * layers * per_layer["recompute"],
@@ -349,6 +409,7 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
         "dp_comm": dp_exposed,
         "zero_comm": zero3_exposed,
         "optimizer": optimizer,
+        "host": host,
     }
     step = (
         parts["compute"]
@@ -361,6 +422,7 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
         + dp_exposed
         + zero3_exposed
         + optimizer
+        + host
     )
     return {"step_s": step, "parts": parts, "cross_node_tp": lay.tp > hw.gpus_per_node}
 
