@@ -27,8 +27,8 @@ from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.service import parse_service_request
 from planner.engine.inputs.units import BILLION, DAY, HOUR, TERA, GiB
 from planner.engine.job.scaling import estimate_job
-from planner.engine.perf import comm, efficiency
-from planner.engine.perf.hardware import hardware_of
+from planner.engine.perf import achieved, comm, efficiency, framework
+from planner.engine.perf.hardware import hardware_of, published_ceiling
 from planner.engine.perf.layout import layout_for, numerics_for
 from planner.engine.results import (
     EstimateResult,
@@ -180,6 +180,8 @@ def _training(
     gpu_hours = c.gpus * total_s / HOUR
     memory_section = _memory_section(mem, c.gpu.name, warnings)
     assumptions.update(efficiency.assumptions())
+    assumptions.update(framework.assumptions(sc.parallelism.framework))
+    assumptions.update(achieved.assumptions(published_ceiling(sc)))
     assumptions.update(comm.assumptions())
     assumptions.update(memory.assumptions())
     assumptions.update(goodput.assumptions(sc.goodput, gp))
@@ -193,6 +195,7 @@ def _training(
     if not memory_section["fits"] and not time_without_fit:
         return sections, None, None  # a run that cannot start has no time (docs/engine-contract.md)
     warnings.extend(gp.warnings)
+    _ceiling_warning(sc, br, step_s, warnings)
     if float(br["cross_node_tp"]):
         warnings.append("tensor parallelism spans nodes: its collectives run on the scale-out network")
     bubble = float(br["parts"]["pp_bubble"]) / step_s
@@ -255,6 +258,20 @@ def _whole_run_extras(
 
 def _tokens_per_s(sh: ModelShape, parallelism: Any, num: Any, hw: Any, tokens_per_step: float) -> float:
     return tokens_per_step / float(step_breakdown(sh, layout_for(parallelism), num, hw)["step_s"])
+
+
+def _ceiling_warning(sc: Scenario, br: dict[str, Any], step_s: float, warnings: list[str]) -> None:
+    """Say when the step was held to the best published MFU of the generation (perf/achieved.py)."""
+    found = published_ceiling(sc)
+    held_s = float(br["parts"]["ceiling"])
+    if found is None or held_s <= achieved.CEILING_WARNING_FRACTION * step_s:
+        return
+    unheld = (step_s - held_s) / step_s
+    warnings.append(
+        f"the step model gives this layout {1 / unheld:.2f}× the throughput the time assumes: no published "
+        f"{sc.precision.upper()} run on this GPU generation has exceeded {found.mfu:.1%} MFU ({found.source}); "
+        "the step is held at that figure"
+    )
 
 
 def _model_section(sc: Scenario, sh: ModelShape) -> ModelSection:

@@ -105,6 +105,7 @@ class StepBreakdownS(TypedDict):
     zero_comm: float  # ZeRO-3/FSDP per-layer gathers and reduce-scatters, the exposed part
     optimizer: float
     host: float  # kernel launches the GPU waits for (perf/framework.py), small models and micro-batches
+    ceiling: float  # time added to stay within the best published MFU (perf/achieved.py)
 
 
 class OverheadPart(TypedDict):

@@ -39,6 +39,7 @@ STEP_PARTS = (
     ("zero_comm", "ZeRO-3/FSDP gathers and reduce-scatters (exposed)"),
     ("optimizer", "Optimizer step"),
     ("host", "Kernel launches (host-bound)"),
+    ("ceiling", "Held to the best published MFU"),
 )
 POWER_PARTS = (
     ("gpus", "GPUs"),

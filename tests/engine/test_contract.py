@@ -91,6 +91,7 @@ BREAKDOWN = [
     "zero_comm",
     "optimizer",
     "host",
+    "ceiling",
 ]
 INFERENCE_KEYS = [
     "ttft_s",

@@ -8,7 +8,7 @@ from typing import Any
 
 from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.specs import GpuSpec
-from planner.engine.perf import efficiency
+from planner.engine.perf import achieved, efficiency
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,9 @@ class Hardware:
     scaleout_efficiency: Any
     gpus_per_node: Any
     matmul_ceiling: Any  # efficiency.mamf_fraction(gpu)
+    mfu_ceiling: Any = (
+        achieved.UNBOUNDED
+    )  # best published MFU of this generation, precision, scale (achieved.py)
 
 
 #: A catalog figure is both directions summed (catalog README); one direction is half.
@@ -40,6 +43,7 @@ def hardware_for(
     scaleout_latency_s: float,
     scaleout_efficiency: float,
     efficiency_scale: float = 1.0,
+    mfu_ceiling: float = achieved.UNBOUNDED,
 ) -> Hardware:
     """The GPU at `peak_flop_per_s` (its dense peak of the workload's precision), its node and the scale-out
     fabric as the memory and time formulas see them.
@@ -56,6 +60,7 @@ def hardware_for(
         scaleout_efficiency=scaleout_efficiency,
         gpus_per_node=float(gpus_per_node),
         matmul_ceiling=efficiency.mamf_fraction(gpu_key(gpu)) * efficiency_scale,
+        mfu_ceiling=mfu_ceiling,
     )
 
 
@@ -72,7 +77,14 @@ def hardware_of(sc: Scenario) -> Hardware:
         scaleout_latency_s=c.network.latency_s,
         scaleout_efficiency=c.network.efficiency,
         efficiency_scale=sc.efficiency_scale,
+        mfu_ceiling=published_ceiling(sc).mfu if published_ceiling(sc) else achieved.UNBOUNDED,
     )
+
+
+def published_ceiling(sc: Scenario) -> achieved.Achieved | None:
+    """The best published MFU for the scenario's GPU, precision and scale (one node or several)."""
+    c = sc.cluster
+    return achieved.achieved(gpu_key(c.gpu), sc.precision, c.gpus > c.gpus_per_node)
 
 
 def gpu_key(gpu: GpuSpec) -> str:

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.engine.perf import comm, efficiency, framework
+from planner.engine.perf import achieved, comm, efficiency, framework
 from planner.engine.perf.hardware import Hardware
 from planner.engine.perf.layout import FULL, SELECTIVE, Layout, Numerics
 from planner.engine.training.memory import (
@@ -410,6 +410,7 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
         "zero_comm": zero3_exposed,
         "optimizer": optimizer,
         "host": host,
+        "ceiling": 0.0 * host,
     }
     step = (
         parts["compute"]
@@ -424,6 +425,14 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
         + optimizer
         + host
     )
+    # Held to the best published MFU of the generation (perf/achieved.py).
+    model_flop = (
+        lay.global_batch * sh.seq_len * model_flop_per_token(sh) / (lay.tp * lay.pp * lay.dp * lay.cp)
+    )
+    mfu = model_flop / (step * hw.peak_flop_per_s)
+    held = model_flop / (achieved.held_mfu(mfu, hw.mfu_ceiling) * hw.peak_flop_per_s)
+    parts["ceiling"] = held - step
+    step = held
     return {"step_s": step, "parts": parts, "cross_node_tp": lay.tp > hw.gpus_per_node}
 
 
