@@ -16,8 +16,8 @@ from typing import Any
 LOW_PERCENTILE = 10.0
 HIGH_PERCENTILE = 90.0
 #: p10 and p90 of published/engine time over the shipped time-like cases (see above).
-TIME_RATIO_LOW = 0.84
-TIME_RATIO_HIGH = 1.10
+TIME_RATIO_LOW = 0.91
+TIME_RATIO_HIGH = 1.09
 
 
 def time_range(value: float) -> tuple[float, float]:

@@ -333,13 +333,14 @@ def _dp_comm_s(
         total = total + overlapped - hidden + exposed + framework.OVERLAP_SLOWDOWN * hidden
         total = total + np.where(lay.zero_stage == 2, zero2, 0.0)
         # ZeRO-3: per layer and micro-batch.
-        unit_gather = gather / layers
-        unit_grads = grads / layers
+        units = np.maximum(layers, 1.0)  # a stage may hold no layer, only the embedding or output
+        unit_gather = gather / units
+        unit_grads = grads / units
         regather = np.where(lay.reshard_after_forward > 0, unit_gather, 0.0)
-        fwd_exposed = unit_gather + (layers - 1.0) * np.maximum(unit_gather - forward_c, 0.0)
+        fwd_exposed = unit_gather + (units - 1.0) * np.maximum(unit_gather - forward_c, 0.0)
         bwd_comm = regather + unit_grads
-        bwd_exposed = (layers - 1.0) * np.maximum(bwd_comm - backward_c, 0.0) + unit_grads
-        overlapped3 = layers * (unit_gather + bwd_comm) - fwd_exposed - bwd_exposed
+        bwd_exposed = (units - 1.0) * np.maximum(bwd_comm - backward_c, 0.0) + unit_grads
+        overlapped3 = units * (unit_gather + bwd_comm) - fwd_exposed - bwd_exposed
         per_microbatch = fwd_exposed + bwd_exposed + framework.OVERLAP_SLOWDOWN * overlapped3
         zero3 = zero3 + np.where(lay.zero_stage >= 3, m * per_microbatch, 0.0)
     return total, zero3
@@ -431,8 +432,8 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
     )
     mfu = model_flop / (step * hw.peak_flop_per_s)
     held = model_flop / (achieved.held_mfu(mfu, hw.mfu_ceiling) * hw.peak_flop_per_s)
-    parts["ceiling"] = held - step
-    step = held
+    parts["ceiling"] = np.maximum(held - step, 0.0)  # never negative (rounding far below the ceiling)
+    step = step + parts["ceiling"]
     return {"step_s": step, "parts": parts, "cross_node_tp": lay.tp > hw.gpus_per_node}
 
 
