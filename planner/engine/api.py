@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, cast
 
-from planner.engine.accuracy import uncertainty
+from planner.engine.accuracy import nearest, uncertainty
 from planner.engine.facility.sections import facility_sections
 from planner.engine.inference import continuous
 from planner.engine.inference.layout import ServingLayout
@@ -28,7 +28,7 @@ from planner.engine.inputs.service import parse_service_request
 from planner.engine.inputs.units import BILLION, DAY, HOUR, TERA, GiB
 from planner.engine.job.scaling import estimate_job
 from planner.engine.perf import achieved, comm, efficiency, framework
-from planner.engine.perf.hardware import hardware_of, published_ceiling
+from planner.engine.perf.hardware import gpu_key, hardware_of, published_ceiling
 from planner.engine.perf.layout import layout_for, numerics_for
 from planner.engine.results import (
     EstimateResult,
@@ -224,6 +224,14 @@ def _training(
         "tokens": sc.tokens,
         "expected_interruptions": gp.failures,
         "breakdown_s": cast(StepBreakdownS, {k: float(v) for k, v in br["parts"].items()}),
+        "nearest_validated_case": nearest.nearest_case(
+            gpu_key(c.gpu),
+            sc.parallelism.tp,
+            sc.parallelism.pp,
+            sc.parallelism.zero_stage,
+            sh.total_params / BILLION,
+            c.gpus,
+        ),
     }
     sections["time"] = time_section
     return sections, total_s, (low_s, high_s)

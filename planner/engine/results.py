@@ -113,6 +113,20 @@ class OverheadPart(TypedDict):
     share: float  # of the whole run's days
 
 
+class NearestCase(TypedDict):
+    """The shipped validation case nearest to a training layout (accuracy/nearest.py)."""
+
+    id: str
+    group: str
+    gpu_generation: str  # "a100", "h100" or "other"
+    layout_family: str  # "fsdp", "megatron", "hybrid", "dp"
+    params_b: float
+    gpus: int
+    distance: float
+    differs_in: list[str]  # what the case does not share with the layout (generation, family)
+    source: str
+
+
 class TimeSection(TypedDict):
     """Training time (kind "training")."""
 
@@ -136,6 +150,7 @@ class TimeSection(TypedDict):
     tokens: float
     expected_interruptions: float
     breakdown_s: StepBreakdownS
+    nearest_validated_case: NearestCase  # the shipped validation case closest to this layout
 
 
 class InferenceSection(TypedDict):
