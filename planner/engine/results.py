@@ -365,6 +365,8 @@ class SearchConfig(TypedDict):
     sequence_parallel: bool
     flash_attention: bool | str
     dp_overlap: bool
+    reshard_after_forward: bool
+    hsdp: bool
 
 
 class SearchEntry(TypedDict):

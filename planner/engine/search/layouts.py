@@ -284,6 +284,8 @@ def _entry(chunks: list[dict[str, Any]], row: tuple[int, int], sc: Scenario) -> 
         "sequence_parallel": sc.parallelism.sequence_parallel,
         "flash_attention": sc.parallelism.flash_attention_input,
         "dp_overlap": sc.parallelism.dp_overlap,
+        "reshard_after_forward": sc.parallelism.reshard_after_forward,
+        "hsdp": sc.parallelism.hsdp,
     }
     gpu_hours = float(r["gpu_hours"][i])
     per_hour = ch["usd_per_gpu_hour"]

@@ -26,7 +26,14 @@ SPEC_KEYS = ("base", "gpus", "nodes", "space", "objective", "constraints", "top_
 GPU_ENTRY_KEYS = ("label", "catalog_id", "cluster", "economics")
 #: Degrees a sweep may list (the search's parallelism space); the rest of workload.parallelism is fixed.
 DEGREES = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch", "zero_stage", "recompute")
-FIXED_PARALLELISM = ("global_batch", "sequence_parallel", "flash_attention", "dp_overlap")
+FIXED_PARALLELISM = (
+    "global_batch",
+    "sequence_parallel",
+    "flash_attention",
+    "dp_overlap",
+    "reshard_after_forward",
+    "hsdp",
+)
 #: Objective -> the row column it minimises.
 OBJECTIVES: dict[str, str] = {
     "min_time": "days",
