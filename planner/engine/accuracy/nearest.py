@@ -117,7 +117,13 @@ def distance(case: Case, gen: str, family: str, params_b: float, gpus: int) -> f
 def nearest_case(
     gpu_key: str, tp: int, pp: int, zero_stage: int, params_b: float, gpus: int
 ) -> dict[str, Any]:
-    """The nearest shipped case and how it differs (the `time.nearest_validated_case` output)."""
+    """The nearest shipped case and how it differs (the `time.nearest_validated_case` output; a fresh copy)."""
+    found = _nearest(gpu_key, tp, pp, zero_stage, params_b, gpus)
+    return {**found, "differs_in": list(found["differs_in"])}
+
+
+@lru_cache(maxsize=1024)
+def _nearest(gpu_key: str, tp: int, pp: int, zero_stage: int, params_b: float, gpus: int) -> dict[str, Any]:
     gen, family = generation(gpu_key), layout_family(tp, pp, zero_stage)
     best = min(cases(), key=lambda c: distance(c, gen, family, params_b, gpus))
     differs = [

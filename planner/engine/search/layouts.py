@@ -79,9 +79,12 @@ def enumerate_layouts(
         raise SpecError.at(
             "search", f"{size:,} layouts per cluster exceed the limit {max_layouts:,}: fix some degrees"
         )
-    grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in lists.values()], indexing="ij")
-    g = {k: a.ravel() for k, a in zip(lists, grids, strict=True)}
-    tp, pp, cp, ep, v, mb = g["tp"], g["pp"], g["cp"], g["ep"], g["virtual_stages"], g["micro_batch"]
+    # The structural degrees decide validity; micro-batch, ZeRO stage and recompute multiply the valid ones (the
+    # same rows in the same order as the full product, without building the invalid ones).
+    structural = ("tp", "pp", "cp", "ep", "virtual_stages")
+    grids = np.meshgrid(*[np.asarray(lists[k], dtype=np.int64) for k in structural], indexing="ij")
+    g = {k: a.ravel() for k, a in zip(structural, grids, strict=True)}
+    tp, pp, cp, ep, v = g["tp"], g["pp"], g["cp"], g["ep"], g["virtual_stages"]
     model_parallel = tp * pp * cp
     ok = gpus % model_parallel == 0
     dp = np.where(ok, gpus // np.maximum(model_parallel, 1), 1)
@@ -98,9 +101,16 @@ def enumerate_layouts(
         ok &= ep == 1
     else:
         ok &= (model.moe.experts % ep == 0) & ((dp * cp) % ep == 0)
-    ok &= global_batch % (mb * dp) == 0
-    out = {k: a[ok] for k, a in g.items()}
-    out["dp"] = dp[ok]
+    base = {k: a[ok] for k, a in g.items()}
+    base["dp"] = dp[ok]
+    inner = ("micro_batch", "zero_stage", "recompute")
+    inner_grids = np.meshgrid(*[np.asarray(lists[k], dtype=np.int64) for k in inner], indexing="ij")
+    inner_rows = {k: a.ravel() for k, a in zip(inner, inner_grids, strict=True)}
+    n_inner = len(inner_rows["micro_batch"])
+    out = {k: np.repeat(a, n_inner) for k, a in base.items()}
+    out.update({k: np.tile(a, len(base["dp"])) for k, a in inner_rows.items()})
+    keep = global_batch % (out["micro_batch"] * out["dp"]) == 0
+    out = {k: a[keep] for k, a in out.items()}
     return out, size
 
 
@@ -230,12 +240,13 @@ def _rank(
     chunks: list[dict[str, Any]], objective: str, max_results: int, sc: Scenario
 ) -> tuple[list[SearchEntry], list[ParetoEntry], int]:
     """Best layouts by the objective and the Pareto front of days vs cost, over the feasible layouts."""
-    rows: list[tuple[int, int]] = []  # (chunk index, layout index)
+    chunk_ids, layout_ids = [], []  # per feasible layout: its chunk and its index in the chunk
     days, cost, run_cost = [], [], []
     for ci, ch in enumerate(chunks):
         fits = np.asarray(ch["res"]["fits"], dtype=bool)
         idx = np.nonzero(fits)[0]
-        rows.extend((ci, int(i)) for i in idx)
+        chunk_ids.append(np.full(len(idx), ci))
+        layout_ids.append(idx)
         d = ch["res"]["days"][idx]
         gh = ch["res"]["gpu_hours"][idx]
         days.append(d)
@@ -245,23 +256,26 @@ def _rank(
         else:
             cost.append(np.full(len(idx), ch["tco_usd"]))
             run_cost.append(gh * ch["usd_per_gpu_hour"])
-    if not rows:
+    if not chunks or not sum(len(i) for i in layout_ids):
         return [], [], 0
+    chunk_a, layout_a = np.concatenate(chunk_ids), np.concatenate(layout_ids)
     days_a, cost_a, run_a = np.concatenate(days), np.concatenate(cost), np.concatenate(run_cost)
+
+    def row(i: int) -> tuple[int, int]:
+        return int(chunk_a[i]), int(layout_a[i])
+
     order = rank_order(objective, days_a, run_a)
-    best = [_entry(chunks, rows[i], sc) for i in order[:max_results]]
+    best = [_entry(chunks, row(i), sc) for i in order[:max_results]]
+    # Pareto front: in order of days (then cost), every layout cheaper than all faster ones.
     by_time = np.lexsort((cost_a, days_a))
-    front: list[int] = []
-    lowest = np.inf
-    for i in by_time:
-        if cost_a[i] < lowest:
-            front.append(int(i))
-            lowest = cost_a[i]
+    sorted_cost = cost_a[by_time]
+    cheaper_than_before = sorted_cost < np.concatenate(([np.inf], np.minimum.accumulate(sorted_cost)[:-1]))
+    front = by_time[cheaper_than_before]
     pareto: list[ParetoEntry] = [
         {"config": e["config"], "days": e["days"], "tco_usd": e["tco_usd"], "gpu_hours": e["gpu_hours"]}
-        for e in (_entry(chunks, rows[i], sc) for i in front[:PARETO_LIMIT])
+        for e in (_entry(chunks, row(int(i)), sc) for i in front[:PARETO_LIMIT])
     ]
-    return best, pareto, len(rows)
+    return best, pareto, len(days_a)
 
 
 def _entry(chunks: list[dict[str, Any]], row: tuple[int, int], sc: Scenario) -> SearchEntry:
