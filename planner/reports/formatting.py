@@ -45,6 +45,18 @@ def sig(value: Any, digits: int = 3) -> str:
     return f"{value:,.{decimals}f}"
 
 
+def token_count(value_b: Any) -> str:
+    """Tokens given in billions, as a person says them: 15000 -> "15 trillion", 1500 -> "1.5 trillion",
+    300 -> "300 billion"."""
+    if not _is_number(value_b):
+        return MISSING
+    value, word = (value_b / 1000, "trillion") if value_b >= 1000 else (value_b, "billion")
+    text = sig(value, 3)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text} {word}"
+
+
 def with_unit(text: str, unit: str) -> str:
     if text == MISSING or not unit:
         return text

@@ -38,7 +38,7 @@ from planner.reports.models import Report, ReportKind, ReportStatus
 logger = logging.getLogger(__name__)
 
 #: Bump when a report template or its figures change: older finished PDFs then no longer match a request.
-REPORT_FORMAT_VERSION = "1"
+REPORT_FORMAT_VERSION = "2"
 #: A PDF that takes longer than about a second renders in a Celery task.
 DIRECT_RENDER_MAX_MS = 1000.0
 #: How many recent renders of a kind decide whether the next one renders in the request (their median).

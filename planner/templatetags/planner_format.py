@@ -25,6 +25,12 @@ def num(value: Any, decimals: int = 0) -> str:
 
 
 @register.filter
+def tokens(value_b: Any) -> str:
+    """{{ s.tokens_b|tokens }} -> "15 trillion" (tokens given in billions)."""
+    return f.token_count(value_b)
+
+
+@register.filter
 def sig(value: Any, digits: int = 3) -> str:
     return f.sig(value, int(digits))
 

@@ -153,6 +153,11 @@ def test_the_planning_form_keeps_its_live_figures_in_view(
     if width < 1100:
         assert "stale" in page.get_attribute("#live-bar", "class")
         assert "fix the highlighted fields" in page.inner_text("#live-bar")
+        # A field scrolled to lands below the sticky bar, not under it (scroll-padding-top).
+        page.locator("#id_nodes").scroll_into_view_if_needed()
+        field_top = page.evaluate("document.querySelector('#id_nodes').getBoundingClientRect().top")
+        bar_bottom = page.evaluate("document.querySelector('#live-bar').getBoundingClientRect().bottom")
+        assert field_top >= bar_bottom, (field_top, bar_bottom)
     screenshot(page, f"form-with-errors-{width}")
 
 

@@ -36,6 +36,22 @@ def test_money_and_power_read_naturally():
     assert f.number(None) == "—" and f.yes_no(False) == "no"
 
 
+@pytest.mark.parametrize(
+    ("billions", "expected"),
+    [
+        (15_000, "15 trillion"),
+        (1_500, "1.5 trillion"),
+        (15_600, "15.6 trillion"),
+        (300, "300 billion"),
+        (7.5, "7.5 billion"),
+        (2_000_000, "2,000 trillion"),
+        (None, "—"),
+    ],
+)
+def test_token_counts_read_as_people_say_them(billions, expected):
+    assert f.token_count(billions) == expected
+
+
 def test_best_value_of_a_row_depends_on_direction():
     assert best_index([3.0, 1.0, 2.0], "min") == {1}
     assert best_index([3.0, 1.0, 3.0], "max") == {0, 2}
