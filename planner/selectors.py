@@ -4,23 +4,26 @@ user's scenario is a 404 (never a 403 that would confirm it exists)."""
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import Exists, F, OuterRef, QuerySet
-from django.db.models.expressions import RawSQL
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import F, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from catalog import rows as catalog_rows
+from planner import fragments
 from planner import snapshot as snapshots
 from planner.models import Scenario, ScenarioResult, ShareLink
-from planner.prepared import PreparedQuery
-from planner.reports import charts
+from planner.reports import bom, charts, columns, formatting
 from planner.reports.bom import hardware_bom
 from planner.reports.columns import INPUT_ROWS, METRICS, Column, best_index, grouped, metrics_for
+from planner.templatetags import planner_format
 
 #: A scenario's catalog foreign keys: pages attach them from the per-process catalog copy (catalog/rows.py).
 SCENARIO_CATALOG_FIELDS = (
@@ -44,11 +47,19 @@ RESULT_HEAVY_FIELDS = (
     "latest_result__search_summary",
 )
 RECENT_SCENARIOS = 5
-#: Version of the cached results-section markup: bump it when templates/planner/_result_section.html changes
-#: in a way that must not serve sections rendered by the old template.
-RESULT_SECTION_VERSION = 3
+#: The scenario columns that change on every write of its row: with its id, the key of its cached copy.
+_SCENARIO_STATE = ("updated_at", "version", "latest_result_id")
+#: How long a results page's scenario (with its latest result) stays cached (s). Its key changes with the row,
+#: so this only bounds how long an unused copy holds memory.
+PAGE_SCENARIO_TTL_S = 3600
+#: The largest id a scenario can have (a 64-bit primary key); larger ids in a URL are no scenario.
+_MAX_ID = 2**63 - 1
 #: How long a rendered results section stays cached (s). Its key changes with anything that changes its HTML.
 RESULT_SECTION_TTL_S = 24 * 3600
+#: The cached results section and the modules that build what it shows: its cache key starts with a hash of
+#: their sources (planner/fragments.py), so a deploy that changes any of them renders it again.
+RESULT_SECTION_TEMPLATE = "planner/_result_section.html"
+RESULT_SECTION_MODULES = (charts, bom, columns, formatting, planner_format, sys.modules[__name__])
 #: A URL or an arXiv id inside a source text (sources are sentences citing papers and pages).
 _LINKABLE = re.compile(r"arXiv:(\d{4}\.\d{4,5})|https?://[^\s()<>]+[^\s()<>.,;:!?'\"]")
 
@@ -189,7 +200,8 @@ class ResultPage:
         makes a new key, so a stale section is never served; old keys expire after RESULT_SECTION_TTL_S."""
         updated = self.scenario.updated_at.isoformat() if self.scenario.updated_at else ""
         result_id = self.result.pk if self.result else None
-        return f"v{RESULT_SECTION_VERSION}:{result_id}:{self.current_engine_version}:{self.catalog_hash_now}:{updated}"
+        source = fragments.source_key(RESULT_SECTION_TEMPLATE, RESULT_SECTION_MODULES)
+        return f"{source}:{result_id}:{self.current_engine_version}:{self.catalog_hash_now}:{updated}"
 
     @property
     def section_ttl_s(self) -> int:
@@ -220,37 +232,79 @@ def result_page(*, scenario: Scenario, result_id: int | None = None, with_histor
     return page
 
 
-def _results_page_queryset(pk: int, owner_id: int) -> QuerySet:
-    """The scenario with its latest result, whether it has earlier results and active share links, and the
-    catalog generation that checks the per-process catalog copy (catalog/rows.py), in one query."""
+@dataclass(frozen=True)
+class _ScenarioState:
+    """What the results page reads of a scenario on every view (_scenario_state)."""
+
+    key: str
+    has_share_links: bool
+    catalog_generation: str
+
+
+def _scenario_state_sql() -> str:
+    """One small SELECT (Django's documented raw SQL, no model instances, nothing to compile): the scenario's
+    `updated_at`, `version` and latest result id, whether it has active share links, and the catalog generation
+    (catalog/rows.py), for one (id, owner)."""
+    quote = connection.ops.quote_name
+
+    def column(model: type[Any], name: str) -> str:
+        return quote(model._meta.get_field(name).column)
+
+    scenario, link = quote(Scenario._meta.db_table), quote(ShareLink._meta.db_table)
+    state = ", ".join(f"{scenario}.{column(Scenario, name)}" for name in _SCENARIO_STATE)
     return (
-        Scenario.objects.select_related("latest_result")
-        .annotate(
-            has_earlier_results=Exists(
-                ScenarioResult.objects.filter(scenario=OuterRef("pk")).exclude(
-                    pk=OuterRef("latest_result_id")
-                )
-            ),
-            has_share_links=Exists(
-                ShareLink.objects.filter(scenario=OuterRef("pk"), revoked_at__isnull=True)
-            ),
-            catalog_generation=RawSQL(catalog_rows.generation_sql(), ()),
-        )
-        .filter(pk=pk, owner_id=owner_id)
+        f"SELECT {state}, "
+        f"EXISTS (SELECT 1 FROM {link} WHERE {link}.{column(ShareLink, 'scenario')} = {scenario}."
+        f"{column(Scenario, 'id')} AND {link}.{column(ShareLink, 'revoked_at')} IS NULL), "
+        f"{catalog_rows.generation_sql()} "
+        f"FROM {scenario} WHERE {scenario}.{column(Scenario, 'id')} = %s "
+        f"AND {scenario}.{column(Scenario, 'owner')} = %s"
     )
 
 
-#: Compiled once per process: compiling this query costs more than running it (planner/prepared.py).
-_RESULTS_PAGE_QUERY = PreparedQuery(_results_page_queryset, "pk", "owner_id")
+def _scenario_state(pk: int, owner_id: int) -> _ScenarioState | None:
+    """The state of one of the owner's scenarios, or None (no such scenario, someone else's, an id out of the
+    database's range)."""
+    if not 0 < pk <= _MAX_ID or owner_id is None:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(_scenario_state_sql(), [pk, owner_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    *state, has_share_links, generation = row
+    return _ScenarioState(
+        key=f"planner:page-scenario:{pk}:" + ":".join(str(value).replace(" ", "T") for value in state),
+        has_share_links=bool(has_share_links),
+        catalog_generation=str(generation),
+    )
+
+
+def _page_scenario(state: _ScenarioState, pk: int) -> Scenario:
+    """The scenario with its latest result, from the cache while its row is unchanged, else from the database
+    (then cached). Every write of a scenario changes at least one of `updated_at` (each save stamps it),
+    `version` or `latest_result_id` (a new result), so a changed row has a new key; results are never changed
+    once written. The copy read back is the caller's own (the cache hands out a new one each time)."""
+    scenario = cache.get(state.key)
+    if scenario is None:
+        scenario = Scenario.objects.select_related("latest_result").get(pk=pk)
+        #: Whether the history list is worth a query (a result deleted later only costs that one query).
+        scenario.has_earlier_results = scenario.results.exclude(pk=scenario.latest_result_id).exists()
+        cache.set(state.key, scenario, PAGE_SCENARIO_TTL_S)
+    scenario.has_share_links = state.has_share_links
+    return scenario
 
 
 def results_page(*, user: AbstractBaseUser, pk: int, result_id: int | None = None) -> ResultPage:
-    """The results page of one of the user's scenarios (404 for anyone else's), from one prepared query; the
-    lists of earlier results and share links are asked for only when they are not empty."""
-    scenario = _RESULTS_PAGE_QUERY.first(pk=pk, owner_id=user.pk)
-    if scenario is None:
+    """The results page of one of the user's scenarios (404 for anyone else's), in one query after the first
+    view: the scenario's state (_scenario_state), the scenario and its result from the cache (_page_scenario),
+    the catalog rows from the per-process catalog copy; the lists of earlier results and share links are asked
+    for only when there are some."""
+    state = _scenario_state(pk, user.pk)
+    if state is None:
         raise Http404("No such scenario.")
-    catalog = catalog_rows.current(known_generation=str(scenario.catalog_generation))
+    scenario = _page_scenario(state, pk)
+    catalog = catalog_rows.current(known_generation=state.catalog_generation)
     page = result_page(scenario=with_catalog_rows(scenario, catalog), result_id=result_id)
     page.gpu_choices = gpu_choices(catalog)
     return page

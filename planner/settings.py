@@ -103,8 +103,6 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
-            # Every template's {% url %} reverses through a memo (planner/templatetags/fast_url.py).
-            "builtins": ["planner.templatetags.fast_url"],
         },
     },
 ]

@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/loadtest.py                      # both targets, 32 connections, 20 s each
     .venv/bin/python scripts/loadtest.py --duration 10 --connections 64 --workers 4
+    .venv/bin/python scripts/loadtest.py --target page        # only the results page (repeatable)
     .venv/bin/python scripts/loadtest.py --postgres postgres://postgres@127.0.0.1:5432 \
         --redis redis://127.0.0.1:6379/8                      # the production stack instead of SQLite
 
@@ -239,7 +240,7 @@ def start_gunicorn(env: dict[str, str], port: int, args: argparse.Namespace) -> 
     ]
     log = (Path(env["LOADTEST_WORKDIR"]) / "gunicorn.log").open("wb")
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 120  # a loaded shared machine boots workers slowly
+    deadline = time.monotonic() + args.boot_timeout  # a loaded shared machine boots workers slowly
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"gunicorn exited:\n{server_log(env)}")
@@ -251,11 +252,12 @@ def start_gunicorn(env: dict[str, str], port: int, args: argparse.Namespace) -> 
         except OSError:
             time.sleep(0.2)
     process.terminate()
-    raise SystemExit("gunicorn did not answer /healthz within 120 s")
+    raise SystemExit(f"gunicorn did not answer /healthz within {args.boot_timeout} s:\n{server_log(env)}")
 
 
 @dataclass(frozen=True)
 class Target:
+    key: str
     name: str
     method: str
     path: str
@@ -390,6 +392,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="URL",
         help="use this Redis for the cache and sessions (redis://host:port/db; the cache takes db + 1)",
     )
+    parser.add_argument(
+        "--target",
+        action="append",
+        choices=["estimate", "page", "json"],
+        help="drive only this target (repeatable; default: all three)",
+    )
+    parser.add_argument(
+        "--boot-timeout", type=int, default=120, help="seconds to wait for gunicorn's first answer (default 120)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON as well")
     parser.add_argument("--no-check", action="store_true", help="exit 0 even when the goal is missed")
     return parser.parse_args(argv)
@@ -412,6 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         server = start_gunicorn(env, port, args)
         targets = [
             Target(
+                "estimate",
                 "POST /api/estimate/",
                 "POST",
                 "/api/estimate/",
@@ -419,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
                 json.dumps(ESTIMATE_BODY).encode(),
             ),
             Target(
+                "page",
                 f"GET {setup['results_path']}",
                 "GET",
                 setup["results_path"],
@@ -429,8 +442,10 @@ def main(argv: list[str] | None = None) -> int:
         if setup["result_api_path"]:
             auth = {"Authorization": f"Token {setup['token']}"}
             targets.append(
-                Target(f"GET {setup['result_api_path']}", "GET", setup["result_api_path"], auth, None)
+                Target("json", f"GET {setup['result_api_path']}", "GET", setup["result_api_path"], auth, None)
             )
+        if args.target:
+            targets = [target for target in targets if target.key in args.target]
         print(
             f"gunicorn: {args.workers} {args.worker_class} workers x {args.threads} threads on 127.0.0.1:{port}; "
             f"client: {'wrk' if use_wrk else 'python threads'}, {args.connections} connections, "
