@@ -399,7 +399,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="drive only this target (repeatable; default: all three)",
     )
     parser.add_argument(
-        "--boot-timeout", type=int, default=120, help="seconds to wait for gunicorn's first answer (default 120)"
+        "--boot-timeout",
+        type=int,
+        default=120,
+        help="seconds to wait for gunicorn's first answer (default 120)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON as well")
     parser.add_argument("--no-check", action="store_true", help="exit 0 even when the goal is missed")
