@@ -176,7 +176,8 @@ def _training(
     ramp_s, long_s = _whole_run_extras(sc, sh, num, hw, tokens_per_step / step_s, warnings)
     gp = goodput.estimate_goodput(sc.goodput, c.gpus, steady_s, ramp_s, long_s)
     total_s = gp.total_s
-    low_s, high_s = uncertainty.time_range(total_s)
+    band = uncertainty.range_for(_scope(sc, sh))
+    low_s, high_s = total_s * band.low_ratio, total_s * band.high_ratio
     gpu_hours = c.gpus * total_s / HOUR
     memory_section = _memory_section(mem, c.gpu.name, warnings)
     assumptions.update(efficiency.assumptions())
@@ -185,7 +186,7 @@ def _training(
     assumptions.update(comm.assumptions())
     assumptions.update(memory.assumptions())
     assumptions.update(goodput.assumptions(sc.goodput, gp))
-    assumptions.update(uncertainty.assumptions())
+    assumptions.update(uncertainty.assumptions(band))
     sections: TrainingSections = {
         "model": _model_section(sc, sh),
         "parallelism": _parallelism_section(sc),
@@ -216,6 +217,8 @@ def _training(
         "days_high": high_s / DAY,
         "gpu_hours_low": c.gpus * low_s / HOUR,
         "gpu_hours_high": c.gpus * high_s / HOUR,
+        "range_ratio": [band.low_ratio, band.high_ratio],
+        "range_reasons": list(band.reasons),
         "goodput": gp.fraction,
         "steady_days": steady_s / DAY,
         "steady_state_days": steady_s / DAY,
@@ -235,6 +238,22 @@ def _training(
     }
     sections["time"] = time_section
     return sections, total_s, (low_s, high_s)
+
+
+def _scope(sc: Scenario, sh: ModelShape) -> uncertainty.Scope:
+    """What the range's distance test reads of a training scenario (accuracy/uncertainty.py)."""
+    assert sc.model is not None
+    gpu, p = sc.cluster.gpu, sc.parallelism
+    return uncertainty.Scope(
+        gpu=uncertainty.gpu_generation(gpu.catalog_id, gpu.name),
+        family=uncertainty.layout_family(p.tp, p.pp, p.zero_stage),
+        params_b=sh.total_params / BILLION,
+        gpus=sc.cluster.gpus,
+        precision=sc.precision,
+        cp=p.cp,
+        moe=sc.model.moe is not None,
+        gpu_name=gpu.name,
+    )
 
 
 def _whole_run_extras(

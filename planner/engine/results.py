@@ -142,6 +142,10 @@ class TimeSection(TypedDict):
     days_high: float
     gpu_hours_low: float
     gpu_hours_high: float
+    range_ratio: list[float]  # (low, high) × days: the leave-one-out band, widened for each reason
+    range_reasons: list[
+        str
+    ]  # why the range is wider than the validated band (empty inside the validated cases)
     goodput: float  # steady-state time / whole-run time
     steady_days: float  # the steady state alone (no overheads)
     steady_state_days: float  # the same figure under the name issue 13 gives it

@@ -35,15 +35,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
+from planner.engine.accuracy import uncertainty
 from planner.engine.accuracy.cases import CaseResult
 from planner.engine.accuracy.formulas import formula_results
 from planner.engine.accuracy.serving import print_serving
-from planner.engine.accuracy.uncertainty import (
-    HIGH_PERCENTILE,
-    LOW_PERCENTILE,
-    TIME_RATIO_HIGH,
-    TIME_RATIO_LOW,
-)
+from planner.engine.accuracy.uncertainty import HIGH_PERCENTILE, LOW_PERCENTILE
 from planner.engine.api import evaluate
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.parse import parse
@@ -227,15 +223,8 @@ def evaluate_cases(rows: list[dict[str, str]]) -> tuple[CaseResult, ...]:
 
 
 def layout_family(row: dict[str, str]) -> str:
-    """The framework family of a case's layout: "fsdp" (ZeRO-3 sharding, no pipeline), "megatron" (tensor or
-    pipeline parallel without ZeRO-3), "hybrid" (both), "dp" (plain data parallel)."""
-    model_parallel = int(row["tp"]) > 1 or int(row["pp"]) > 1
-    sharded = int(row["zero_stage"]) == 3
-    if model_parallel and sharded:
-        return "hybrid"
-    if sharded:
-        return "fsdp"
-    return "megatron" if model_parallel else "dp"
+    """The framework family of a case's layout (uncertainty.layout_family)."""
+    return uncertainty.layout_family(int(row["tp"]), int(row["pp"]), int(row["zero_stage"]))
 
 
 def formula_cases() -> tuple[CaseResult, ...]:
@@ -294,17 +283,21 @@ class AccuracyReport:
     band_low: float
     band_high: float
     all_within_tolerance: bool
+    #: Whole runs (and all time-like cases) inside the range the engine states with each left out; the holdout
+    #: inside the shipped range; the widening factor per reason.
+    loo_whole_runs_inside: tuple[int, int] = (0, 0)
+    loo_cases_inside: tuple[int, int] = (0, 0)
+    holdout_inside: tuple[int, int] = (0, 0)
+    widen: float = 1.0
+    loo_median_error: float = 0.0
     #: The independent check (validation.csv column holdout): reported, never calibrated or fitted.
     holdout: tuple[CaseResult, ...] = ()
 
 
 def accuracy_report() -> AccuracyReport:
-    from planner.engine.accuracy.uncertainty import (
-        HIGH_PERCENTILE,
-        LOW_PERCENTILE,
-    )
-
     cases = run_cases() + formula_cases()
+    low, high, widen = uncertainty.band()
+    loo = [c for c in uncertainty.validated()]
     model_cases = tuple(c for c in cases if c.group in TIME_LIKE_GROUPS and not c.holdout)
     s, ms = summary(cases), summary(model_cases)
     worst = max(model_cases, key=lambda c: abs(c.error))
@@ -324,9 +317,16 @@ def accuracy_report() -> AccuracyReport:
         worst_case=s["worst_case"],
         ratio_low=time_ratio_percentile(run_cases(), LOW_PERCENTILE),
         ratio_high=time_ratio_percentile(run_cases(), HIGH_PERCENTILE),
-        band_low=TIME_RATIO_LOW,
-        band_high=TIME_RATIO_HIGH,
+        band_low=low,
+        band_high=high,
         all_within_tolerance=s["all_within_tolerance"],
+        loo_whole_runs_inside=uncertainty.coverage("whole_run"),
+        loo_cases_inside=uncertainty.coverage(None),
+        holdout_inside=uncertainty.holdout_coverage(),
+        widen=widen,
+        loo_median_error=statistics.median(abs(c.engine_leave_one_out / c.published - 1) for c in loo)
+        if loo
+        else 0.0,
         holdout=tuple(c for c in cases if c.holdout),
     )
 
@@ -378,8 +378,18 @@ def print_table(out: TextIO) -> int:
         file=out,
     )
     print(
-        f"uncertainty band (published/engine time): p{LOW_PERCENTILE:.0f} {r.ratio_low:.3f}, "
-        f"p{HIGH_PERCENTILE:.0f} {r.ratio_high:.3f} (engine uses {r.band_low:.2f}-{r.band_high:.2f})",
+        f"uncertainty band (published/engine time): in-sample p{LOW_PERCENTILE:.0f} {r.ratio_low:.3f}, "
+        f"p{HIGH_PERCENTILE:.0f} {r.ratio_high:.3f}; leave-one-out (the range the engine states) "
+        f"{r.band_low:.3f}-{r.band_high:.3f}, widened x{r.widen:.2f} per reason away from the validated cases",
+        file=out,
+    )
+    inside, total = r.loo_whole_runs_inside
+    every, cases_total = r.loo_cases_inside
+    held, held_total = r.holdout_inside
+    print(
+        f"leave-one-out: median error {100 * r.loo_median_error:.2f}% over {cases_total} time-like cases; "
+        f"whole runs inside their stated range {inside} of {total}, all time-like cases {every} of {cases_total}; "
+        f"holdout inside the shipped range {held} of {held_total} (planner/engine/accuracy/data/training_loo.csv)",
         file=out,
     )
     print("all within tolerance" if r.all_within_tolerance else "SOME CASES OUTSIDE TOLERANCE", file=out)
