@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from planner.engine.accuracy import uncertainty
 from planner.engine.accuracy.cases import CaseResult
 from planner.engine.accuracy.serving import (
     HIGH_PERCENTILE,
@@ -74,6 +75,13 @@ class AccuracyRow:
     case: CaseResult
     metric_label: str
     source_parts: list[tuple[str, str]]  # (text, link or ""), selectors.linked_parts
+    #: The engine with its calibrated constants refitted without this case (accuracy/loo.py); None for the
+    #: closed-form checks.
+    loo_engine: float | None = None
+
+    @property
+    def loo_error(self) -> float | None:
+        return None if self.loo_engine is None else self.loo_engine / self.case.published - 1.0
 
 
 @dataclass(frozen=True)
@@ -148,11 +156,12 @@ def page_group(case: CaseResult) -> str:
 def accuracy_page() -> AccuracyPage:
     """Every shipped case in its group (groups in GROUPS order; an unknown group goes last under its id)."""
     report = accuracy_report()
+    loo = {c.id: c.engine_leave_one_out for c in uncertainty.loo_cases()}
     keys = list(GROUPS) + sorted({page_group(c) for c in report.cases} - set(GROUPS))
     groups = []
     for key in keys:
         rows = tuple(
-            AccuracyRow(c, METRIC_LABELS.get(c.metric, c.metric), linked_parts(c.source))
+            AccuracyRow(c, METRIC_LABELS.get(c.metric, c.metric), linked_parts(c.source), loo.get(c.id))
             for c in report.cases
             if page_group(c) == key
         )

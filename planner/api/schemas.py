@@ -135,8 +135,33 @@ ESTIMATE_RESPONSE_SCHEMA: dict[str, Any] = {
             "type": "object",
             "nullable": True,  # null when the layout does not fit in GPU memory (docs/engine-contract.md)
             "properties": {
-                **_numbers("step_s", "tokens_per_s", "mfu", "model_tflops_per_gpu", "days", "gpu_hours"),
+                **_numbers(
+                    "step_s",
+                    "tokens_per_s",
+                    "mfu",
+                    "model_tflops_per_gpu",
+                    "days",
+                    "gpu_hours",
+                    "days_low",
+                    "days_high",
+                    "steady_state_days",
+                    "goodput",
+                ),
                 "breakdown_s": {"type": "object", "additionalProperties": NUMBER},
+                "overheads": {
+                    "type": "object",
+                    "description": "The whole run beyond the steady state, per part (batch_ramp_up, long_context, "
+                    "evaluation, stragglers, data_stalls, checkpoints, failures_restarts): days and share of the "
+                    "whole run's days.",
+                    "additionalProperties": {"type": "object", "properties": _numbers("days", "share")},
+                },
+                "range_ratio": {"type": "array", "items": NUMBER, "description": "(low, high) × days"},
+                "range_reasons": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Why the range is wider than the leave-one-out band (empty when the scenario "
+                    "is inside the validated cases).",
+                },
             },
         },
         "power": {"type": "object", "properties": _numbers("it_kw", "facility_kw", "pue", "energy_mwh")},

@@ -41,6 +41,17 @@ STEP_PARTS = (
     ("host", "Kernel launches (host-bound)"),
     ("ceiling", "Held to the best published MFU"),
 )
+#: The whole run (time.steady_state_days and time.overheads, training/goodput.py PARTS) in the order shown.
+WHOLE_RUN_PARTS = (
+    ("steady_state", "Steady-state training"),
+    ("batch_ramp_up", "Batch ramp-up"),
+    ("long_context", "Long-context stages"),
+    ("evaluation", "Evaluation passes"),
+    ("stragglers", "Stragglers and other run losses"),
+    ("data_stalls", "Data-pipeline stalls"),
+    ("checkpoints", "Checkpoint writes"),
+    ("failures_restarts", "Failures and restarts"),
+)
 POWER_PARTS = (
     ("gpus", "GPUs"),
     ("hosts", "Hosts (CPU, RAM, NICs, fans)"),
@@ -422,3 +433,23 @@ def comparison_charts(names: list[str], outputs: list[EstimateResult]) -> list[d
         data = [_money_bar("TCO", names, tco, PALETTE[3])]
         charts.append(_chart("cmp_tco", title, data, _layout(title, "", "USD", showlegend=False)))
     return charts
+
+
+def whole_run_parts(output: dict[str, Any]) -> list[dict[str, Any]]:
+    """The whole run as rows of key, label, days and share of the whole run's days: the steady state, then each
+    overhead the engine reports (time.overheads), zero parts included so that the split is complete."""
+    time = output.get("time") or {}
+    overheads = time.get("overheads")
+    steady = time.get("steady_state_days", time.get("steady_days"))
+    days = time.get("days")
+    if not isinstance(overheads, dict) or not isinstance(steady, int | float) or not days:
+        return []
+    values = {
+        "steady_state": steady,
+        **{k: v.get("days", 0.0) for k, v in overheads.items() if isinstance(v, dict)},
+    }
+    return [
+        {"key": key, "label": label, "value": values[key], "share": values[key] / days}
+        for key, label in WHOLE_RUN_PARTS
+        if key in values
+    ]

@@ -183,6 +183,7 @@ def scenario_document(
         assumptions=_assumptions(result),
         memory_parts=_parts(output.get("memory", {}).get("breakdown_gib"), chart_specs.MEMORY_PARTS),
         step_parts=_parts(output.get("time", {}).get("breakdown_s"), chart_specs.STEP_PARTS),
+        run_parts=[p for p in chart_specs.whole_run_parts(output) if p["value"]],
         power_parts=_parts(output.get("power", {}).get("breakdown_kw"), chart_specs.POWER_PARTS),
         capex_parts=_parts(output.get("cost", {}).get("capex_breakdown_usd"), chart_specs.CAPEX_PARTS),
         opex_parts=_parts(output.get("cost", {}).get("opex_breakdown_usd_per_year"), chart_specs.OPEX_PARTS),

@@ -13,6 +13,7 @@ from django.utils.html import format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from planner.reports import formatting as f
+from planner.reports.charts import whole_run_parts
 from planner.reports.columns import Column, preset_label
 
 register = template.Library()
@@ -78,6 +79,12 @@ def duration(value_days: Any) -> str:
 def runs(output: Any) -> bool:
     """{% if output|runs %}: False when the model does not fit, so no time or latency is shown as if it ran."""
     return f.runs(output)
+
+
+@register.filter
+def run_parts(output: Any) -> list[dict[str, Any]]:
+    """{% for part in output|run_parts %}: the whole run's steady state and overheads (reports/charts.py)."""
+    return whole_run_parts(output) if isinstance(output, dict) else []
 
 
 @register.filter

@@ -28,8 +28,9 @@ def test_every_shipped_case_is_on_the_page_with_its_figures():
         assert f'<tr data-case="{case.id}">' in html, case.id
     for key, (title, _intro) in GROUPS.items():
         assert f'id="group-{key}"' in html and title in html
-    low, high = uncertainty.TIME_RATIO_LOW, uncertainty.TIME_RATIO_HIGH
-    assert f"{low:g}–{high:g}×" in html
+    low, high, _ = uncertainty.band()
+    band = html[html.index('id="accuracy-band"') :].split("</div></div>", 1)[0]
+    assert f"{low:.3g}" in band and f"{high:.3g}" in band
     pythia = next(c for c in cases if c.id == "run-pythia-410m")
     row = html[html.index('<tr data-case="run-pythia-410m">') :].split("</tr>", 1)[0]
     assert f"{100 * pythia.error:.2f}\N{NO-BREAK SPACE}%" in row and "2,540" in row
@@ -64,3 +65,18 @@ def test_each_result_links_its_time_range_to_the_page(client, alice, alice_scena
     html = client.get(alice_scenario.get_absolute_url()).content.decode()
     headline = html[html.index('data-kpi="days"') :].split("</div></div>", 1)[0]
     assert f'<a href="{reverse("engine_accuracy")}"' in headline
+
+
+def test_the_page_shows_the_leave_one_out_figures():
+    html = _page(Client())
+    page = accuracy_page()
+    loo = {c.id: c for c in uncertainty.loo_cases()}
+    row = html[html.index('<tr data-case="run-bloom-176b">') :].split("</tr>", 1)[0]
+    assert "data-loo" in row
+    bloom = next(r for g in page.groups for r in g.rows if r.case.id == "run-bloom-176b")
+    assert bloom.loo_engine == loo["run-bloom-176b"].engine_leave_one_out
+    assert f"{100 * bloom.loo_error:.2f}" in row
+    kpi = html[html.index('id="accuracy-loo"') :].split("</div></div>", 1)[0]
+    inside, total = page.report.loo_whole_runs_inside
+    assert f"whole runs inside their range {inside} of {total}" in kpi
+    assert 'id="group-holdout"' in html

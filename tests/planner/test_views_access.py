@@ -196,7 +196,7 @@ def test_results_page_shows_every_assumption_value_text_and_ranges_included(clie
     client.force_login(alice)
     html = client.get(alice_scenario.get_absolute_url()).content.decode()
     section = html[html.index('id="assumptions"') :]
-    low, high = uncertainty.TIME_RATIO_LOW, uncertainty.TIME_RATIO_HIGH
+    low, high = (round(v, 3) for v in uncertainty.band()[:2])
     assert f'<code>uncertainty.time_ratio_range</code></th><td class="num">{low:g}–{high:g}</td>' in section
     topology = alice_scenario.latest_result.output["assumptions"]["network.topology"]["value"]
     assert isinstance(topology, str) and f'<td class="num">{topology}</td>' in section
