@@ -599,7 +599,7 @@ REPORT_DETAIL_METRICS: tuple[Column, ...] = (
     ),
     Column(
         "goodput",
-        "Goodput (time not lost to failures)",
+        "Goodput (steady-state share of the whole run)",
         result_value(lambda r: r["time"]["goodput"]),
         f.percent,
         "",

@@ -152,3 +152,21 @@ def test_reports_fetch_nothing_but_inline_data():
     for url in ("http://example.com/x.png", "https://example.com/x.css", "file:///etc/passwd"):
         with pytest.raises(ValueError, match="disallowed protocol"):
             fetcher.fetch(url)
+
+
+def test_scenario_pdf_shows_the_whole_run_split_and_the_range_reason(alice_scenario, scenario_pdf, tmp_path):
+    """Issue 13: the steady state and each non-zero overhead with its days, the whole run, and the range's source
+    and reasons. Writes the PDF to $SCREENSHOT_DIR when set (for pdftoppm screenshots)."""
+    import os
+    from pathlib import Path
+
+    time = alice_scenario.latest_result.output["time"]
+    text = flat(pdf_text(scenario_pdf.content, tmp_path))
+    assert flat("The whole run: steady state and overheads") in text
+    assert flat(f"Steady-state training {f.quantity(time['steady_state_days'], 'days')}") in text
+    assert flat("Stragglers and other run losses") in text and flat("Failures and restarts") in text
+    assert flat("from the leave-one-out p5–p95 spread") in text
+    for reason in time["range_reasons"]:
+        assert flat(reason) in text
+    if os.environ.get("SCREENSHOT_DIR"):
+        Path(os.environ["SCREENSHOT_DIR"], "issue13-plan.pdf").write_bytes(scenario_pdf.content)
