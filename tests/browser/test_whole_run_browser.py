@@ -13,7 +13,9 @@ from tests.planner.conftest import make_scenario
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_results_page_shows_the_whole_run_split_and_the_range_reason(page, live_server, login, alice, screenshot):
+def test_results_page_shows_the_whole_run_split_and_the_range_reason(
+    page, live_server, login, alice, screenshot
+):
     call_command("load_catalog", stdout=io.StringIO(), stderr=io.StringIO())
     scenario = make_scenario(alice, name="Whole run check")
     output = scenario.latest_result.output
