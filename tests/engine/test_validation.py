@@ -100,22 +100,22 @@ def test_the_pythia_runs_are_entered_as_gpt_neox_trained_them():
 
 def test_the_leave_one_out_file_is_the_shipped_engine_s():
     """data/training_loo.csv records each case's engine figure at the shipped constants: when the model changes,
-    rerun `python -m planner.engine.accuracy.calibrate loo` (this test names the first stale case)."""
+    rerun `python -m planner.engine.accuracy.loo` (this test names the first stale case)."""
     loo = {c.id: c for c in uncertainty.loo_cases()}
     assert set(loo) == {c.id for c in ALL_CASES.values()}
     for case in ALL_CASES.values():
         assert loo[case.id].engine == pytest.approx(case.engine, rel=5e-3), (
-            f"{case.id}: training_loo.csv is stale, rerun python -m planner.engine.accuracy.calibrate loo"
+            f"{case.id}: training_loo.csv is stale, rerun python -m planner.engine.accuracy.loo"
         )
         if case.holdout:
             assert loo[case.id].engine_leave_one_out == loo[case.id].engine
 
 
-def test_the_range_is_the_leave_one_out_p5_to_p95():
+def test_the_range_is_the_leave_one_out_p2_5_to_p97_5():
     ratios = [c.ratio for c in uncertainty.loo_cases() if not c.holdout]
     low, high, widen = uncertainty.band()
-    assert low == pytest.approx(statistics.quantiles(ratios, n=20, method="inclusive")[0])
-    assert high == pytest.approx(statistics.quantiles(ratios, n=20, method="inclusive")[-1])
+    assert low == pytest.approx(statistics.quantiles(ratios, n=40, method="inclusive")[0])
+    assert high == pytest.approx(statistics.quantiles(ratios, n=40, method="inclusive")[-1])
     assert low < 1.0 < high and widen > 1.0
 
 

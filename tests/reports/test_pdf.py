@@ -165,7 +165,7 @@ def test_scenario_pdf_shows_the_whole_run_split_and_the_range_reason(alice_scena
     assert flat("The whole run: steady state and overheads") in text
     assert flat(f"Steady-state training {f.quantity(time['steady_state_days'], 'days')}") in text
     assert flat("Stragglers and other run losses") in text and flat("Failures and restarts") in text
-    assert flat("from the leave-one-out p5–p95 spread") in text
+    assert flat("from the leave-one-out p2.5–p97.5 spread") in text
     for reason in time["range_reasons"]:
         assert flat(reason) in text
     if os.environ.get("SCREENSHOT_DIR"):

@@ -378,8 +378,8 @@ def print_table(out: TextIO) -> int:
         file=out,
     )
     print(
-        f"uncertainty band (published/engine time): in-sample p{LOW_PERCENTILE:.0f} {r.ratio_low:.3f}, "
-        f"p{HIGH_PERCENTILE:.0f} {r.ratio_high:.3f}; leave-one-out (the range the engine states) "
+        f"uncertainty band (published/engine time): in-sample p{LOW_PERCENTILE:g} {r.ratio_low:.3f}, "
+        f"p{HIGH_PERCENTILE:g} {r.ratio_high:.3f}; leave-one-out (the range the engine states) "
         f"{r.band_low:.3f}-{r.band_high:.3f}, widened x{r.widen:.2f} per reason away from the validated cases",
         file=out,
     )
@@ -389,7 +389,8 @@ def print_table(out: TextIO) -> int:
     print(
         f"leave-one-out: median error {100 * r.loo_median_error:.2f}% over {cases_total} time-like cases; "
         f"whole runs inside their stated range {inside} of {total}, all time-like cases {every} of {cases_total}; "
-        f"holdout inside the shipped range {held} of {held_total} (planner/engine/accuracy/data/training_loo.csv)",
+        f"holdout inside the shipped range {held} of {held_total} (data/training_loo.csv: whole-run constants refitted "
+        "per left-out case, steady-state constants held, accuracy/loo.py)",
         file=out,
     )
     print("all within tolerance" if r.all_within_tolerance else "SOME CASES OUTSIDE TOLERANCE", file=out)
