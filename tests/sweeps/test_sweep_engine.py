@@ -59,6 +59,11 @@ def test_sweep_figures_equal_estimate_on_sampled_configurations():
         out = _estimate_of(spec, rows, i)
         assert bool(rows["feasible"][i]) is out["memory"]["fits"]
         assert int(rows["racks"][i]) == out["power"]["racks"]
+        if not rows["feasible"][i]:
+            # a layout that does not fit has no time, energy or run cost (docs/engine-contract.md)
+            assert out["time"] is None
+            assert rows["per_gpu_gib"][i] == pytest.approx(out["memory"]["per_gpu_gib"], rel=FLOAT64_REL)
+            continue
         for name, (ours, theirs) in _pairs(rows, i, out).items():
             assert ours == pytest.approx(theirs, rel=FLOAT64_REL), (name, i)
 
