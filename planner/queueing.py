@@ -1,4 +1,10 @@
-"""Publishing background work: one check that the Celery broker answers, one retry policy, the queues.
+"""Publishing background work: the task names, one check that the Celery broker answers, one retry policy,
+the queues, and the one way services publish a task.
+
+Services publish tasks by name through this module (`publish`, `signature`) and never import a tasks module:
+tasks import services, so the dependency runs one way (tasks -> services -> queueing). A task is looked up
+in Celery's registry; when this process has not loaded the tasks modules yet, they are loaded the way a worker
+loads them (the app's autodiscovery), so eager mode and the tests run the same task objects.
 
 A request that starts background work (a sweep, a PDF) checks the broker before it writes anything, so a
 broker outage answers 503 "queue unavailable" and leaves nothing behind; a publish that fails after the check
@@ -8,10 +14,20 @@ removes what the request wrote (each service does that for its own rows).
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+if TYPE_CHECKING:
+    from celery import Task
+    from celery.canvas import Signature
+
 logger = logging.getLogger(__name__)
+
+#: The background tasks, by their Celery names (the tasks modules register them under these names).
+SWEEP_FAN_OUT = "planner.sweeps.fan_out"
+SWEEP_CHUNK = "planner.sweeps.chunk"
+REPORT_RENDER = "planner.reports.render"
 
 #: Seconds to wait for the broker's answer before work is refused (settings.SWEEP_BROKER_TIMEOUT_S).
 BROKER_TIMEOUT_S_DEFAULT = 2.0
@@ -38,6 +54,27 @@ def broker_check() -> None:
     except Exception as exc:  # kombu wraps every transport's errors differently: any failure is "down"
         logger.warning("background work refused: broker unreachable (%s)", exc)
         raise BrokerDown(str(exc)[:200]) from exc
+
+
+def task(name: str) -> Task:
+    """The registered Celery task called `name` (the tasks modules are loaded on first use if need be)."""
+    from planner.celery import app
+
+    if name not in app.tasks:
+        app.loader.import_default_modules()  # runs the app's autodiscovery, as a worker does at start
+    return app.tasks[name]
+
+
+def publish(name: str, *args: Any, queue: str = "") -> None:
+    """Publish task `name` with `args` on `queue` ("" = Celery's default), retrying a short broker blip
+    (PUBLISH_RETRY_POLICY); raises the transport's error when the broker refuses it."""
+    options: dict[str, Any] = {"queue": queue} if queue else {}
+    task(name).apply_async(args=args, retry_policy=PUBLISH_RETRY_POLICY, **options)
+
+
+def signature(name: str, *args: Any) -> Signature:
+    """An immutable signature of task `name` with `args`, for a group of messages published at once."""
+    return task(name).si(*args)
 
 
 def report_queue() -> str:

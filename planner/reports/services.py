@@ -154,12 +154,8 @@ def report_publish(*, report_id: int) -> bool:
 
 def _enqueue(report_id: int) -> bool:
     """Publish the render task on the reports queue; False when the broker refused it."""
-    from planner.reports.tasks import report_render_task
-
     try:
-        report_render_task.apply_async(
-            args=(report_id,), queue=queueing.report_queue(), retry_policy=queueing.PUBLISH_RETRY_POLICY
-        )
+        queueing.publish(queueing.REPORT_RENDER, report_id, queue=queueing.report_queue())
     except Exception:  # kombu raises transport-specific errors: any failure means the task is not queued
         logger.exception("report %s: could not queue it", report_id)
         return False

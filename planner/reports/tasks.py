@@ -5,12 +5,13 @@ Acknowledged late and requeued when the worker is lost; the service's claim make
 
 from __future__ import annotations
 
+from planner import queueing
 from planner.celery import app
 from planner.reports import services
 
 
 @app.task(
-    name="planner.reports.render",
+    name=queueing.REPORT_RENDER,
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,

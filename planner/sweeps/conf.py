@@ -41,8 +41,3 @@ def value(name: str) -> Any:
 def claim_stale_s() -> float:
     stale = value("SWEEP_CLAIM_STALE_S")
     return float(stale) if stale is not None else float(value("SWEEP_CHUNK_TIME_LIMIT_S")) + 60.0
-
-
-def queue_options() -> dict[str, str]:
-    queue = value("SWEEP_QUEUE")
-    return {"queue": queue} if queue else {}

@@ -158,14 +158,10 @@ def _enqueue(run_id: int, requeue: bool = False) -> bool:
     """Queue the sweep's fan-out task (one message, so the web request stays short even on the embedded
     broker, which writes each message to SQLite); a worker then queues one task per chunk. `requeue`: only
     chunks whose message is older than the stall window (sweep_fan_out)."""
-    from planner.sweeps.tasks import sweep_fan_out
-
     started = perf_counter()
     queue = conf.value("SWEEP_QUEUE") or ""
     try:
-        sweep_fan_out.apply_async(
-            args=(run_id, queue, requeue), retry_policy=queueing.PUBLISH_RETRY_POLICY, **conf.queue_options()
-        )
+        queueing.publish(queueing.SWEEP_FAN_OUT, run_id, queue, requeue, queue=queue)
     except Exception as exc:  # the broker is unreachable: say so on the run instead of leaving it pending
         logger.exception("sweep %s: could not queue it", run_id)
         _fail_run(run_id, f"Could not queue the sweep's tasks (is the Celery broker running?): {exc}")
@@ -180,8 +176,6 @@ def sweep_fan_out(*, run_id: int, queue: str = "", requeue: bool = False) -> int
     records the publish. `requeue` (a resume, the recovery task): only chunks whose last message is older than
     SWEEP_STALLED_S, so however often it runs, a chunk whose message is still waiting or held by a worker gets
     no second one; the run's row lock makes concurrent requeues take turns. In eager mode this runs the chunks."""
-    from planner.sweeps.tasks import sweep_chunk
-
     started = perf_counter()
     now = timezone.now()
     stale = now - timedelta(seconds=conf.claim_stale_s())
@@ -195,7 +189,9 @@ def sweep_fan_out(*, run_id: int, queue: str = "", requeue: bool = False) -> int
         indexes = list(chosen.order_by("index").values_list("index", flat=True))
         SweepChunk.objects.filter(run_id=run_id, index__in=indexes).update(queued_at=now)
     if indexes:
-        group(sweep_chunk.si(run_id, i) for i in indexes).apply_async(**({"queue": queue} if queue else {}))
+        group(queueing.signature(queueing.SWEEP_CHUNK, run_id, i) for i in indexes).apply_async(
+            **({"queue": queue} if queue else {})
+        )
     SweepRun.objects.filter(pk=run_id).update(enqueue_s=F("enqueue_s") + (perf_counter() - started))
     return len(indexes)
 
@@ -205,8 +201,6 @@ def sweep_requeue(*, run_id: int, queue: str, include_waiting: bool, now: Any) -
     `include_waiting` (the queue holds no waiting message), those still pending whose message was published
     longer than SWEEP_STALLED_S ago. Each chosen chunk's queued_at is stamped under the run's row lock, so two
     passes never publish one chunk twice. The number of chunk messages published (planner.recovery)."""
-    from planner.sweeps.tasks import sweep_chunk
-
     stale_claim = now - timedelta(seconds=conf.claim_stale_s())
     old = now - timedelta(seconds=float(conf.value("SWEEP_STALLED_S")))
     chosen = Q(status=ChunkStatus.RUNNING, claimed_at__lt=stale_claim) & (
@@ -220,7 +214,9 @@ def sweep_requeue(*, run_id: int, queue: str, include_waiting: bool, now: Any) -
         indexes = list(rows.order_by("index").values_list("index", flat=True))
         SweepChunk.objects.filter(run_id=run_id, index__in=indexes).update(queued_at=now)
     if indexes:
-        group(sweep_chunk.si(run_id, i) for i in indexes).apply_async(**({"queue": queue} if queue else {}))
+        group(queueing.signature(queueing.SWEEP_CHUNK, run_id, i) for i in indexes).apply_async(
+            **({"queue": queue} if queue else {})
+        )
     return len(indexes)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError, OperationalError
 
+from planner import queueing
 from planner.celery import app
 from planner.sweeps import conf, services
 
@@ -30,7 +31,7 @@ CHUNK_SOFT_TIME_LIMIT_S = max(1, CHUNK_TIME_LIMIT_S - int(conf.value("SWEEP_CHUN
 
 @app.task(
     bind=True,
-    name="planner.sweeps.chunk",
+    name=queueing.SWEEP_CHUNK,
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,
@@ -80,7 +81,7 @@ def _fail_quietly(run_id: int, index: int, error: str) -> None:
 
 @app.task(
     bind=True,
-    name="planner.sweeps.fan_out",
+    name=queueing.SWEEP_FAN_OUT,
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,
