@@ -21,7 +21,8 @@
   constants (`python -m planner.engine.accuracy.calibrate`; they move no steady-state case): 0.15 and 0 (refit after the issue-13 step model). The
   constant carries what published whole runs lose beyond every modelled part (stragglers, slow nodes, hangs,
   jitter, framework overheads); a growth with log2(nodes) was tried and the shipped runs do not support it (loss
-  1.28 flat against 2.07 with 0.03 per doubling and no constant), so it stays 0 unless the input states it.
+  1.10 flat against 1.92-1.97 with 0.02-0.03 per doubling and no constant, after the issue-13 step model), so it
+  stays 0 unless the input states it.
 * **Data-pipeline stalls** (`data_stall_fraction`, default 0): pre-tokenised, memory-mapped datasets (Megatron's
   indexed datasets, llm-foundry's streaming shards) keep loading off the critical path; state a measured stall
   share if yours does not.
