@@ -13,9 +13,9 @@ again or, past their attempts, fails them with the reason, so nothing waits fore
 * a chunk or report that has used its attempts (SWEEP_CHUNK_MAX_ATTEMPTS, REPORT_MAX_ATTEMPTS) fails, with the
   sweep it belongs to.
 
-Written against the claims each model has today (SweepChunk.claimed_at/attempts/queued_at,
-Report.started_at/attempts/queued_at); the steps are one function per kind so they move onto a shared
-background-run base unchanged.
+What counts as lost, stale or exhausted is written once, for every kind, in planner/background.py (the shared
+background-run base: status, claim time, attempts, queued_at, heartbeat); the steps below only say what to do
+with each kind's lost rows.
 """
 
 from __future__ import annotations
@@ -25,15 +25,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Q
 from django.utils import timezone
 
-from planner import queueing
+from planner import background, queueing
 from planner.reports import services as report_services
-from planner.reports.models import Report, ReportStatus
+from planner.reports.models import Report
 from planner.sweeps import conf as sweep_conf
 from planner.sweeps import services as sweep_services
-from planner.sweeps.models import ACTIVE_STATUSES, ChunkStatus, SweepChunk, SweepRun
+from planner.sweeps.models import ACTIVE_STATUSES, SweepChunk, SweepRun
 
 logger = logging.getLogger(__name__)
 
@@ -63,13 +62,15 @@ def recover(now: datetime | None = None) -> Recovered:
 
 
 def recover_sweeps(now: datetime, done: Recovered) -> None:
-    stale_claim = now - timedelta(seconds=sweep_conf.claim_stale_s())
+    """Chunks past their attempts fail their sweep; lost chunks are published again (sweep_requeue)."""
+    stale = now - timedelta(seconds=sweep_conf.claim_stale_s())
     max_attempts = int(sweep_conf.value("SWEEP_CHUNK_MAX_ATTEMPTS"))
     queue = sweep_conf.value("SWEEP_QUEUE") or ""
     queue_empty = queueing.waiting_messages(queue or "celery") == 0
     for run_id in SweepRun.objects.filter(status__in=ACTIVE_STATUSES).values_list("pk", flat=True):
-        lost = Q(status=ChunkStatus.RUNNING, claimed_at__lt=stale_claim)
-        exhausted = SweepChunk.objects.filter(lost, run_id=run_id, attempts__gte=max_attempts).first()
+        exhausted = SweepChunk.objects.filter(
+            background.stale_claims(SweepChunk, stale_before=stale), run_id=run_id, attempts__gte=max_attempts
+        ).first()
         if exhausted is not None:
             if sweep_services.sweep_chunk_fail(
                 run_id=run_id,
@@ -85,21 +86,17 @@ def recover_sweeps(now: datetime, done: Recovered) -> None:
 
 
 def recover_reports(now: datetime, done: Recovered) -> None:
+    """Lost reports are published again (report_publish), or failed once past their attempts."""
     stale = now - timedelta(seconds=report_services.claim_stale_s())
     max_attempts = int(getattr(settings, "REPORT_MAX_ATTEMPTS", REPORT_MAX_ATTEMPTS_DEFAULT))
     queue_empty = queueing.waiting_messages(queueing.report_queue()) == 0
-    lost = Q(status=ReportStatus.RUNNING, started_at__lt=stale)
-    if queue_empty:
-        lost |= Q(status=ReportStatus.PENDING, queued_at__lt=stale)
-    not_just_queued = Q(queued_at__isnull=True) | Q(queued_at__lt=stale)
-    for report in Report.objects.filter(lost, not_just_queued, rendered_inline=False).defer("pdf"):
+    lost = background.lost(Report, stale_before=stale, waiting_before=stale if queue_empty else None)
+    for report in Report.objects.filter(lost, rendered_inline=False).defer("pdf"):
         if report.attempts >= max_attempts:
-            failed = Report.objects.filter(
-                pk=report.pk, status__in=(ReportStatus.PENDING, ReportStatus.RUNNING)
-            )
-            done.reports_failed += failed.update(
-                status=ReportStatus.FAILED,
+            done.reports_failed += background.fail(
+                Report.objects.filter(pk=report.pk),
                 error=f"Its worker stopped {report.attempts} times while rendering it; try again later.",
+                now=now,
                 finished_at=now,
             )
         elif report_services.report_publish(report_id=report.pk):

@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from planner.background import ClaimedRun, RunStatus
+
 
 class ReportKind(models.TextChoices):
     SCENARIO = "scenario", "Scenario report"
@@ -20,15 +22,16 @@ class ReportKind(models.TextChoices):
     SWEEP = "sweep", "Sweep report"
 
 
-class ReportStatus(models.TextChoices):
-    PENDING = "pending", "Waiting for a worker"
-    RUNNING = "running", "Rendering"
-    DONE = "done", "Ready"
-    FAILED = "failed", "Failed"
+#: One status set for every kind of background work (planner/background.py); the name stays for readers.
+ReportStatus = RunStatus
+#: How a report's status reads (a report renders; a finished one is ready).
+STATUS_WORDS = {RunStatus.RUNNING: "Rendering", RunStatus.DONE: "Ready"}
 
 
-class Report(models.Model):
-    """One PDF export, owned by the user who asked for it."""
+class Report(ClaimedRun):
+    """One PDF export, owned by the user who asked for it. Its claim time is `started_at`."""
+
+    claimed_at_field = "started_at"
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports")
     kind = models.CharField(max_length=12, choices=ReportKind.choices)
@@ -39,15 +42,9 @@ class Report(models.Model):
         max_length=64, help_text="SHA-256 of kind, params and report format: equal figures, equal PDF."
     )
     title = models.CharField(max_length=300)
-    status = models.CharField(max_length=10, choices=ReportStatus.choices, default=ReportStatus.PENDING)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    queued_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the render task was last published (worker reports)."
-    )
-    error = models.TextField(blank=True)
     render_ms = models.FloatField(null=True, blank=True, help_text="Wall-clock milliseconds of the render.")
     pages = models.PositiveIntegerField(null=True, blank=True)
     filename = models.CharField(max_length=120, blank=True)
@@ -69,7 +66,7 @@ class Report(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.title} ({self.get_status_display()})"
+        return f"{self.title} ({STATUS_WORDS.get(self.status, self.get_status_display())})"
 
     def get_absolute_url(self) -> str:
         return reverse("reports:report_detail", args=[self.pk])
@@ -77,10 +74,6 @@ class Report(models.Model):
     @property
     def is_ready(self) -> bool:
         return self.status == ReportStatus.DONE
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in (ReportStatus.PENDING, ReportStatus.RUNNING)
 
 
 __all__ = ["Report", "ReportKind", "ReportStatus"]

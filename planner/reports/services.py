@@ -26,10 +26,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
-from planner import queueing
+from planner import background, queueing
 from planner import selectors as planner_selectors
 from planner.models import Scenario
 from planner.reports import pdf
@@ -326,14 +325,7 @@ def report_retry(*, report: Report) -> Report:
 
 
 def _claim(report_id: int) -> bool:
-    now = timezone.now()
-    stale = Q(status=ReportStatus.RUNNING, started_at__lt=now - timedelta(seconds=claim_stale_s()))
-    claimed = (
-        Report.objects.filter(pk=report_id)
-        .filter(Q(status=ReportStatus.PENDING) | stale)
-        .update(status=ReportStatus.RUNNING, started_at=now, attempts=F("attempts") + 1)
-    )
-    return claimed == 1
+    return background.claim(Report.objects.filter(pk=report_id), now=timezone.now(), stale_s=claim_stale_s())
 
 
 def _scenarios(report: Report, ids: list[int]) -> list[Scenario]:

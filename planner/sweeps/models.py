@@ -10,30 +10,15 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from planner.background import ACTIVE_STATUSES, BackgroundRun, ClaimedRun, RunStatus
 
-class SweepStatus(models.TextChoices):
-    PENDING = "pending", "Waiting for a worker"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
-class ChunkStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
-#: Runs that still hold a place in the per-user limit and can make progress.
-ACTIVE_STATUSES = (SweepStatus.PENDING, SweepStatus.RUNNING)
+#: One status set for every kind of background work (planner/background.py); the names stay for readers.
+SweepStatus = ChunkStatus = RunStatus
 #: Chunks a cancel or a failure stops.
 OUTSTANDING_CHUNK_STATUSES = (ChunkStatus.PENDING, ChunkStatus.RUNNING)
 
 
-class SweepRun(models.Model):
+class SweepRun(BackgroundRun):
     """One sweep over GPU models x node counts x parallel layouts, owned by one user."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sweep_runs")
@@ -44,7 +29,6 @@ class SweepRun(models.Model):
     spec = models.JSONField(
         help_text="The sweep as planned (planner.engine.sweep spec, contract payloads inside)."
     )
-    status = models.CharField(max_length=10, choices=SweepStatus.choices, default=SweepStatus.PENDING)
     total_configs = models.BigIntegerField(default=0, help_text="Configurations in the swept space.")
     enumerated_configs = models.BigIntegerField(
         default=0, help_text="Configurations of the space covered so far."
@@ -63,7 +47,6 @@ class SweepRun(models.Model):
     enqueue_s = models.FloatField(default=0.0)
     evaluate_s = models.FloatField(default=0.0, help_text="Sum over chunks (worker seconds).")
     store_s = models.FloatField(default=0.0, help_text="Sum over chunks: summarise, compress, write.")
-    error = models.TextField(blank=True)
     engine_version = models.CharField(max_length=40)
     result = models.JSONField(
         null=True, blank=True, help_text="Merged summary: ranked lists, Pareto, per GPU."
@@ -83,29 +66,20 @@ class SweepRun(models.Model):
         return reverse("sweeps:detail", args=[self.pk])
 
     @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE_STATUSES
-
-    @property
     def progress_fraction(self) -> float:
         return self.enumerated_configs / self.total_configs if self.total_configs else 0.0
 
 
-class SweepChunk(models.Model):
+class SweepChunk(ClaimedRun):
     """One task's share of a sweep: its pieces of the space, its claim, and its stored results."""
 
     run = models.ForeignKey(SweepRun, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
-    status = models.CharField(max_length=10, choices=ChunkStatus.choices, default=ChunkStatus.PENDING)
     pieces = models.JSONField(help_text="(GPU, nodes, restricted degrees) pieces, from the plan.")
     size = models.BigIntegerField(help_text="Configurations of the space in this chunk.")
-    attempts = models.PositiveIntegerField(default=0)
     claim_token = models.CharField(max_length=32, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     claimed_by = models.CharField(max_length=200, blank=True, help_text="Celery worker hostname.")
-    queued_at = models.DateTimeField(
-        null=True, blank=True, help_text="When this chunk's task message was last published."
-    )
     finished_at = models.DateTimeField(null=True, blank=True)
     evaluated = models.PositiveIntegerField(default=0)
     feasible = models.PositiveIntegerField(default=0)

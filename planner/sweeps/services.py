@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from planner import queueing, retention
+from planner import background, queueing, retention
 from planner import services as planner_services
 from planner.engine.perf.layout import RECOMPUTE_NAMES
 from planner.engine.search import sweep as engine_sweep
@@ -201,13 +201,13 @@ def sweep_requeue(*, run_id: int, queue: str, include_waiting: bool, now: Any) -
     `include_waiting` (the queue holds no waiting message), those still pending whose message was published
     longer than SWEEP_STALLED_S ago. Each chosen chunk's queued_at is stamped under the run's row lock, so two
     passes never publish one chunk twice. The number of chunk messages published (planner.recovery)."""
-    stale_claim = now - timedelta(seconds=conf.claim_stale_s())
-    old = now - timedelta(seconds=float(conf.value("SWEEP_STALLED_S")))
-    chosen = Q(status=ChunkStatus.RUNNING, claimed_at__lt=stale_claim) & (
-        Q(queued_at__isnull=True) | Q(queued_at__lt=stale_claim)
+    chosen = background.lost(
+        SweepChunk,
+        stale_before=now - timedelta(seconds=conf.claim_stale_s()),
+        waiting_before=now - timedelta(seconds=float(conf.value("SWEEP_STALLED_S")))
+        if include_waiting
+        else None,
     )
-    if include_waiting:
-        chosen |= Q(status=ChunkStatus.PENDING) & (Q(queued_at__isnull=True) | Q(queued_at__lt=old))
     with transaction.atomic():
         list(SweepRun.objects.select_for_update().filter(pk=run_id).values_list("pk", flat=True))
         rows = SweepChunk.objects.filter(chosen, run_id=run_id, run__status__in=ACTIVE_STATUSES)
@@ -246,20 +246,15 @@ def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool
     now = timezone.now()
     stale_s = conf.claim_stale_s()
     token = uuid.uuid4().hex
-    claim = Q(status=ChunkStatus.PENDING) | Q(
-        status=ChunkStatus.RUNNING, claimed_at__lt=now - timedelta(seconds=stale_s)
-    )
-    if takeover:
-        claim |= Q(status=ChunkStatus.RUNNING)
     max_attempts = int(conf.value("SWEEP_CHUNK_MAX_ATTEMPTS"))
-    claimed = SweepChunk.objects.filter(
-        claim, run_id=run_id, index=index, run__status__in=ACTIVE_STATUSES, attempts__lt=max_attempts
-    ).update(
-        status=ChunkStatus.RUNNING,
+    claimed = background.claim(
+        SweepChunk.objects.filter(run_id=run_id, index=index, run__status__in=ACTIVE_STATUSES),
+        now=now,
+        stale_s=stale_s,
+        takeover=takeover,
+        max_attempts=max_attempts,
         claim_token=token,
-        claimed_at=now,
         claimed_by=worker[:200],
-        attempts=F("attempts") + 1,
     )
     if not claimed:
         return _unclaimed(run_id, index, now, stale_s, takeover, max_attempts)
