@@ -23,14 +23,17 @@ from import_export.results import Result, RowResult
 from import_export.tmp_storages import TempFolderStorage
 
 from catalog import presentation as p
-from catalog.forms import CatalogConfirmImportForm, CatalogImportForm
+from catalog.forms import CatalogConfirmImportForm, CatalogImportForm, PricedRowForm
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from catalog.price_models import CloudPrice, PartPrice
 from catalog.resources import (
+    CloudPriceResource,
     CoolingResource,
     CpuResource,
     EconomicsFactResource,
     GpuResource,
     InterconnectResource,
+    PartPriceResource,
     SwitchResource,
     SystemResource,
 )
@@ -104,6 +107,13 @@ class CatalogAdmin(ImportExportModelAdmin):
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         obj.locally_edited = True
         super().save_model(request, obj, form, change)
+        if getattr(form, "range_cleared", False):
+            messages.info(
+                request,
+                f"The new price {obj.price_usd:,.0f} USD lies outside the published range, so the price low (USD) "
+                "and price high (USD) were cleared. Set the price kind (e.g. reported quote) and date if they "
+                "changed too.",
+            )
 
     def get_confirm_form_kwargs(self, request: HttpRequest, import_form: Any = None) -> dict[str, Any]:
         return {
@@ -162,6 +172,7 @@ class CatalogAdmin(ImportExportModelAdmin):
 @admin.register(Gpu)
 class GpuAdmin(CatalogAdmin):
     resource_classes = [GpuResource]
+    form = PricedRowForm
     memory_col = number_column("memory_gb", "Memory (GB)")  # not "HBM": L4, L40S, A10 carry GDDR6
     bandwidth_col = number_column("mem_bandwidth_tbs", "Bandwidth (TB/s)")
     bf16_col = number_column("bf16_tflops", "BF16 dense (TFLOPS)")
@@ -267,6 +278,7 @@ class SwitchAdmin(CatalogAdmin):
 @admin.register(System)
 class SystemAdmin(CatalogAdmin):
     resource_classes = [SystemResource]
+    form = PricedRowForm
     gpus_col = number_column("gpus", "GPUs")
     memory_col = number_column("gpu_memory_total_gb", "GPU memory (GB)")
     power_col = number_column("system_max_power_kw", "Max power (kW)")
@@ -334,3 +346,45 @@ class EconomicsFactAdmin(CatalogAdmin):
     search_fields = ("id", "region", "metric", "notes")
     list_select_related = False
     fieldsets = [(title, {"fields": names}) for title, names in p.ECONOMICS_FIELDSETS]
+
+
+@admin.register(PartPrice)
+class PartPriceAdmin(CatalogAdmin):
+    resource_classes = [PartPriceResource]
+    form = PricedRowForm
+    price_col = number_column("price_usd", "Price (USD, per unit)")
+    list_display = (
+        "item",
+        "part_kind",
+        "unit",
+        "price_col",
+        "price_kind",
+        "price_date",
+        "verified",
+        "locally_edited",
+    )
+    list_filter = ("part_kind", "price_kind", "verified", "locally_edited")
+    search_fields = ("id", "item", "part_id", "notes", "estimate_method")
+    list_select_related = False
+    fieldsets = [(title, {"fields": names}) for title, names in p.PART_PRICE_FIELDSETS]
+
+
+@admin.register(CloudPrice)
+class CloudPriceAdmin(CatalogAdmin):
+    resource_classes = [CloudPriceResource]
+    price_col = number_column("usd_per_gpu_hour", "USD per GPU-hour")
+    list_display = (
+        "gpu",
+        "provider",
+        "term",
+        "price_col",
+        "offering",
+        "price_date",
+        "verified",
+        "locally_edited",
+    )
+    list_filter = ("term", "provider", "verified", "locally_edited")
+    search_fields = ("id", "provider", "offering", "gpu__model", "notes")
+    list_select_related = ("gpu",)
+    autocomplete_fields = ("gpu",)
+    fieldsets = [(title, {"fields": names}) for title, names in p.CLOUD_PRICE_FIELDSETS]

@@ -242,3 +242,28 @@ class CatalogConfirmImportForm(ConfirmImportForm):
 
 def _chosen_resource(resource_classes: Sequence[Any], index: str | None) -> Any:
     return resource_classes[int(index or 0)]()
+
+
+class PricedRowForm(forms.ModelForm):
+    """Admin form for rows with a price and a published low/high range (GPUs, systems, part prices).
+
+    Changing the price alone is one field change: when the new price lies outside the stored range and neither
+    range field was edited, the range is cleared (a quote or new price replaces the published range) and
+    `range_cleared` tells the admin to say so. Editing the range too keeps the model's own checks, whose messages
+    name the fields by their verbose names.
+    """
+
+    range_cleared: bool = False
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        changed = set(self.changed_data)
+        price, low, high = data.get("price_usd"), data.get("price_low_usd"), data.get("price_high_usd")
+        outside = price is not None and (
+            (low is not None and price < low) or (high is not None and price > high)
+        )
+        if "price_usd" in changed and not changed & {"price_low_usd", "price_high_usd"} and outside:
+            data["price_low_usd"] = None
+            data["price_high_usd"] = None
+            self.range_cleared = True
+        return data

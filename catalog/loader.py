@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
 from catalog.matching import resolve_gpu_id
-from catalog.seed_schema import KINDS, SYSTEMS, Column, SeedKind
+from catalog.seed_schema import LOADED_KINDS, SYSTEMS, Column, SeedKind
 
 SEED_DIR = Path(__file__).resolve().parent / "seed"
 
@@ -129,7 +129,7 @@ def _upsert_kind(
     for row in rows:
         values = dict(row.values)
         if kind is SYSTEMS:
-            values["gpu_id"] = resolve_gpu_id(values["gpu_model_text"], gpus)
+            values["gpu_id"] = values.get("gpu_id") or resolve_gpu_id(values["gpu_model_text"], gpus)
             if values["gpu_id"] is None and values["gpu_model_text"]:
                 report.unresolved_systems.append((row.id, values["gpu_model_text"]))
         instance = existing.get(row.id)
@@ -164,12 +164,12 @@ def _upsert_kind(
 def catalog_load(*, seed_dir: Path = SEED_DIR, force: bool = False) -> LoadReport:
     """Upsert every seed row by id in one transaction. Raises CatalogLoadError (nothing saved) on bad rows."""
     problems: list[str] = []
-    rows_by_kind = {kind.name: read_seed(kind, seed_dir, problems) for kind in KINDS}
+    rows_by_kind = {kind.name: read_seed(kind, seed_dir, problems) for kind in LOADED_KINDS}
     if problems:
         raise CatalogLoadError(problems)
     report = LoadReport(kinds=[])
     with transaction.atomic():
-        for kind in KINDS:
+        for kind in LOADED_KINDS:
             report.kinds.append(
                 _upsert_kind(kind, rows_by_kind[kind.name], force=force, report=report, problems=problems)
             )

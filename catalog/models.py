@@ -51,14 +51,24 @@ def _text(label: str, help_text: str = "", max_length: int = 200) -> Any:
     return models.CharField(label, max_length=max_length, blank=True, help_text=help_text)
 
 
+def _label(model: type[models.Model] | None, name: str) -> str:
+    """A field's verbose name ("price high (USD)") for messages; the raw name with spaces without a model."""
+    if model is None:
+        return name.replace("_", " ")
+    return str(model._meta.get_field(name).verbose_name)
+
+
 def _check_order(
-    errors: dict[str, list[str]], low: tuple[str, float | None], high: tuple[str, float | None]
+    errors: dict[str, list[str]],
+    low: tuple[str, float | None],
+    high: tuple[str, float | None],
+    model: type[models.Model] | None = None,
 ) -> None:
     """Record a field error when a low bound exceeds its high bound (both set)."""
     (low_name, low_value), (high_name, high_value) = low, high
     if low_value is not None and high_value is not None and low_value > high_value:
         errors.setdefault(low_name, []).append(
-            f"Must not exceed {high_name.replace('_', ' ')} ({low_value:g} > {high_value:g})."
+            f"Must not exceed {_label(model, high_name)} ({low_value:g} > {high_value:g})."
         )
 
 
@@ -68,19 +78,58 @@ def _check_between(
     value: float | None,
     low: tuple[str, float | None],
     high: tuple[str, float | None],
+    model: type[models.Model] | None = None,
 ) -> None:
-    """Record a field error when a planning figure lies outside its own published low/high range."""
+    """Record a field error when a planning figure lies outside its own published low/high range. The message
+    names the fields by their verbose names and says how to change a price alone (clear or widen the range)."""
     if value is None:
         return
     (low_name, low_value), (high_name, high_value) = low, high
+    hint = f" Change or clear {_label(model, low_name)} and {_label(model, high_name)} too."
     if low_value is not None and value < low_value:
         errors.setdefault(name, []).append(
-            f"Must not be below {low_name.replace('_', ' ')} ({value:g} < {low_value:g})."
+            f"Must not be below {_label(model, low_name)} ({value:g} < {low_value:g}).{hint}"
         )
     if high_value is not None and value > high_value:
         errors.setdefault(name, []).append(
-            f"Must not exceed {high_name.replace('_', ' ')} ({value:g} > {high_value:g})."
+            f"Must not exceed {_label(model, high_name)} ({value:g} > {high_value:g}).{hint}"
         )
+
+
+class PriceKind(models.TextChoices):
+    """What a price is. Results print it next to every figure that uses the price."""
+
+    LIST = "list", "list price"
+    STREET = "street", "street price"
+    QUOTE = "quote", "reported quote"
+    ESTIMATE = "estimate", "estimate"
+    NOT_SOLD = "not_sold", "not sold (cloud only)"
+
+
+def price_kind_field() -> Any:
+    return models.CharField(
+        "price kind",
+        max_length=20,
+        choices=PriceKind.choices,
+        blank=True,
+        help_text="list price, street price, reported quote, or estimate (a ratio to the nearest priced part; "
+        "the notes say which). Results say which prices are quotes, list prices or estimates.",
+    )
+
+
+def _check_price(errors: dict[str, list[str]], row: Any) -> None:
+    """A price inside its own range (verbose field names in the messages). A price without a kind is allowed
+    (results then say "price of unstated kind"); the seed test requires kind, date and source for every row."""
+    model = type(row)
+    _check_order(errors, ("price_low_usd", row.price_low_usd), ("price_high_usd", row.price_high_usd), model)
+    _check_between(
+        errors,
+        "price_usd",
+        row.price_usd,
+        ("price_low_usd", row.price_low_usd),
+        ("price_high_usd", row.price_high_usd),
+        model,
+    )
 
 
 class CatalogEntry(models.Model):
@@ -202,6 +251,7 @@ class Gpu(CatalogEntry):
     price_verified = models.BooleanField(
         "price verified", default=False, help_text="Yes only for a vendor-published list price."
     )
+    price_kind = price_kind_field()
 
     class Meta:
         ordering = ["vendor", "model"]
@@ -228,14 +278,7 @@ class Gpu(CatalogEntry):
 
     def range_errors(self) -> dict[str, list[str]]:
         errors: dict[str, list[str]] = {}
-        _check_order(errors, ("price_low_usd", self.price_low_usd), ("price_high_usd", self.price_high_usd))
-        _check_between(
-            errors,
-            "price_usd",
-            self.price_usd,
-            ("price_low_usd", self.price_low_usd),
-            ("price_high_usd", self.price_high_usd),
-        )
+        _check_price(errors, self)
         if self.price_source.strip():
             try:
                 validate_source_urls(self.price_source)
@@ -280,7 +323,7 @@ class Cpu(CatalogEntry):
 
     def range_errors(self) -> dict[str, list[str]]:
         errors: dict[str, list[str]] = {}
-        _check_order(errors, ("base_ghz", self.base_ghz), ("boost_ghz", self.boost_ghz))
+        _check_order(errors, ("base_ghz", self.base_ghz), ("boost_ghz", self.boost_ghz), model=type(self))
         if self.cores is not None and self.threads is not None and self.threads < self.cores:
             errors.setdefault("threads", []).append(
                 f"Cannot be fewer than the cores ({self.threads} < {self.cores})."
@@ -333,6 +376,7 @@ class Interconnect(CatalogEntry):
             errors,
             ("aggregate_bw_gbs_unidir", self.aggregate_bw_gbs_unidir),
             ("aggregate_bw_gbs_bidir", self.aggregate_bw_gbs_bidir),
+            model=type(self),
         )
         return errors
 
@@ -409,10 +453,18 @@ class System(CatalogEntry):
     rack_units = _int("rack units (RU)", "Height in rack units (blank for a whole rack; see original cells).")
     weight_kg = _float("weight (kg)", "Weight in kilograms.")
     cooling = _text("cooling", "Air, direct liquid ...", 300)
-    price_usd = _float("price (USD)", "Price per system in USD.")
+    price_usd = _float("price (USD)", "Price per system in USD: the midpoint when a range was published.")
+    price_low_usd = _float("price low (USD)", "Low end of a published price range in USD.")
+    price_high_usd = _float("price high (USD)", "High end of a published price range in USD.")
     price_basis = _text("price basis", "What the price is: launch list price, press estimate ...", 300)
     price_date = _text("price date", "When the price was published.", 80)
+    price_source = models.TextField(
+        "price source",
+        blank=True,
+        help_text="URLs for the price, separated by '; ' (blank: the row's source).",
+    )
     price_verified = models.BooleanField("price verified", default=False, help_text="Yes for a vendor price.")
+    price_kind = price_kind_field()
 
     class Meta:
         ordering = ["vendor", "name"]
@@ -420,6 +472,16 @@ class System(CatalogEntry):
 
     def __str__(self) -> str:
         return self.name
+
+    def range_errors(self) -> dict[str, list[str]]:
+        errors: dict[str, list[str]] = {}
+        _check_price(errors, self)
+        if self.price_source.strip():
+            try:
+                validate_source_urls(self.price_source)
+            except ValidationError as exc:
+                errors.setdefault("price_source", []).extend(exc.messages)
+        return errors
 
 
 class Cooling(CatalogEntry):
@@ -478,16 +540,18 @@ class Cooling(CatalogEntry):
 
     def range_errors(self) -> dict[str, list[str]]:
         errors: dict[str, list[str]] = {}
-        _check_order(errors, ("pue_low", self.pue_low), ("pue_high", self.pue_high))
+        _check_order(errors, ("pue_low", self.pue_low), ("pue_high", self.pue_high), model=type(self))
         _check_order(
             errors,
             ("rack_density_kw_typical_low", self.rack_density_kw_typical_low),
             ("rack_density_kw_typical_high", self.rack_density_kw_typical_high),
+            model=type(self),
         )
         _check_order(
             errors,
             ("capex_usd_per_kw_low", self.capex_usd_per_kw_low),
             ("capex_usd_per_kw_high", self.capex_usd_per_kw_high),
+            model=type(self),
         )
         return errors
 
@@ -538,9 +602,14 @@ class EconomicsFact(CatalogEntry):
 
     def range_errors(self) -> dict[str, list[str]]:
         errors: dict[str, list[str]] = {}
-        _check_order(errors, ("value_low", self.value_low), ("value_high", self.value_high))
+        _check_order(errors, ("value_low", self.value_low), ("value_high", self.value_high), model=type(self))
         _check_between(
-            errors, "value", self.value, ("value_low", self.value_low), ("value_high", self.value_high)
+            errors,
+            "value",
+            self.value,
+            ("value_low", self.value_low),
+            ("value_high", self.value_high),
+            model=type(self),
         )
         if self.unit.strip().lower() in {"percent", "%"} and self.value is not None and self.value > 100:
             errors.setdefault("value", []).append(f"A percentage cannot exceed 100 (got {self.value:g}).")
@@ -549,3 +618,20 @@ class EconomicsFact(CatalogEntry):
                 f"A fraction must lie between 0 and 1 (got {self.value:g})."
             )
         return errors
+
+
+from catalog.price_models import CloudPrice, PartPrice  # noqa: E402  (the price tables live in their own module)
+
+__all__ = [
+    "CatalogEntry",
+    "CloudPrice",
+    "Cooling",
+    "Cpu",
+    "EconomicsFact",
+    "Gpu",
+    "Interconnect",
+    "PartPrice",
+    "PriceKind",
+    "Switch",
+    "System",
+]

@@ -44,6 +44,7 @@ GPU_FIELDSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "price_date",
             "price_source",
             "price_verified",
+            "price_kind",
         ),
     ),
     ("Provenance", PROVENANCE_FIELDS),
@@ -54,7 +55,7 @@ CPU_FIELDSETS = (
     ("Compute", ("cores", "threads", "base_ghz", "boost_ghz", "l3_cache_mb")),
     ("Memory", ("memory_channels", "memory_type", "max_mem_speed_mts", "max_mem_bw_gbs")),
     ("Power & interconnect", ("tdp_w", "pcie_lanes", "pcie_gen")),
-    ("Price", ("price_usd", "price_basis", "price_verified")),
+    ("Price", ("price_usd", "price_basis", "price_verified")),  # sourced CPU prices: part prices (PartPrice)
     ("Provenance", PROVENANCE_FIELDS),
 )
 
@@ -92,7 +93,7 @@ SWITCH_FIELDSETS = (
         ),
     ),
     ("Power & cooling", ("power_w", "cooling")),
-    ("Price", ("price_usd",)),
+    ("Price", ("price_usd",)),  # the sourced switch prices live in the part prices table (PartPrice)
     ("Provenance", PROVENANCE_FIELDS),
 )
 
@@ -112,7 +113,34 @@ SYSTEM_FIELDSETS = (
             "storage_mgmt_nics",
         ),
     ),
-    ("Price", ("price_usd", "price_basis", "price_date", "price_verified")),
+    (
+        "Price",
+        (
+            "price_usd",
+            "price_low_usd",
+            "price_high_usd",
+            "price_kind",
+            "price_basis",
+            "price_date",
+            "price_source",
+            "price_verified",
+        ),
+    ),
+    ("Provenance", PROVENANCE_FIELDS),
+)
+
+PART_PRICE_FIELDSETS = (
+    ("Identity", ("id", "part_kind", "part_id", "item", "unit")),
+    (
+        "Price",
+        ("price_usd", "price_low_usd", "price_high_usd", "price_kind", "price_date", "estimate_method"),
+    ),
+    ("Provenance", PROVENANCE_FIELDS),
+)
+
+CLOUD_PRICE_FIELDSETS = (
+    ("Identity", ("id", "gpu", "provider", "offering", "term")),
+    ("Price", ("usd_per_gpu_hour", "price_date")),
     ("Provenance", PROVENANCE_FIELDS),
 )
 

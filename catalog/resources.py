@@ -14,6 +14,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from import_export import fields, resources, widgets
 
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from catalog.price_models import CloudPrice, PartPrice
 
 
 class CatalogResource(resources.ModelResource):
@@ -96,6 +97,18 @@ class EconomicsFactResource(CatalogResource):
         model = EconomicsFact
 
 
+class PartPriceResource(CatalogResource):
+    class Meta(CatalogResource.Meta):
+        model = PartPrice
+
+
+class CloudPriceResource(CatalogResource):
+    gpu = fields.Field(attribute="gpu", column_name="gpu", widget=GpuIdWidget(Gpu))
+
+    class Meta(CatalogResource.Meta):
+        model = CloudPrice
+
+
 RESOURCES: dict[type, type[CatalogResource]] = {
     Gpu: GpuResource,
     Cpu: CpuResource,
@@ -104,4 +117,6 @@ RESOURCES: dict[type, type[CatalogResource]] = {
     System: SystemResource,
     Cooling: CoolingResource,
     EconomicsFact: EconomicsFactResource,
+    PartPrice: PartPriceResource,
+    CloudPrice: CloudPriceResource,
 }

@@ -66,6 +66,13 @@ def whole(
     return Column(seed=seed, field=field or seed, kind="int", ref=seed if ref == "" else ref, policy=policy)
 
 
+def hand(seed: str) -> Column:
+    """A text column the reference catalog does not have, filled in the seed file by hand (issue 15's price
+    kinds, sources and GPU ids). `build_seed` leaves it blank, so a rebuild from the reference must be followed
+    by restoring these cells (git diff shows them)."""
+    return Column(seed=seed, field=seed, kind="text", ref=None)
+
+
 def derived(seed: str, kind: ValueKind = "float") -> Column:
     """A column the builder fills from another column's cell (range ends, original text)."""
     return Column(seed=seed, field=seed, kind=kind, ref=None)
@@ -131,6 +138,7 @@ GPUS = SeedKind(
         text("price_date"),
         text("price_source"),
         flag("price_verified"),
+        hand("price_kind"),
     ),
 )
 
@@ -217,6 +225,7 @@ SYSTEMS = SeedKind(
         text("vendor"),
         text("name", ref="system"),
         text("gpu_model_text", ref="gpu_model"),
+        hand("gpu_id"),
         whole("gpus"),
         num("gpu_memory_total_gb", policy=Policy.LEADING),
         whole("cpus"),
@@ -229,10 +238,14 @@ SYSTEMS = SeedKind(
         whole("rack_units", policy=Policy.NUMBER_OR_BLANK),
         num("weight_kg"),
         text("cooling"),
-        num("price_usd"),
+        num("price_usd", low="price_low_usd", high="price_high_usd"),
+        derived("price_low_usd"),
+        derived("price_high_usd"),
         text("price_basis"),
         text("price_date"),
         flag("price_verified"),
+        hand("price_source"),
+        hand("price_kind"),
     ),
 )
 
@@ -277,6 +290,46 @@ ECONOMICS = SeedKind(
     ),
 )
 
+
+def _hand_num(seed: str) -> Column:
+    return Column(seed=seed, field=seed, kind="float", ref=None)
+
+
+#: Part and service prices (catalog/price_models.py PartPrice): written by hand from the cited pages.
+PRICES = SeedKind(
+    "prices",
+    "catalog.PartPrice",
+    (
+        hand("part_kind"),
+        hand("part_id"),
+        hand("item"),
+        hand("unit"),
+        _hand_num("price_usd"),
+        _hand_num("price_low_usd"),
+        _hand_num("price_high_usd"),
+        hand("price_kind"),
+        hand("price_date"),
+        hand("estimate_method"),
+    ),
+)
+
+#: Cloud rental prices per catalog GPU (catalog/price_models.py CloudPrice): written by hand.
+CLOUD_PRICES = SeedKind(
+    "cloud_prices",
+    "catalog.CloudPrice",
+    (
+        hand("gpu_id"),
+        hand("provider"),
+        hand("offering"),
+        hand("term"),
+        _hand_num("usd_per_gpu_hour"),
+        hand("price_date"),
+    ),
+)
+
 #: Load order matters: systems resolve their GPU from the GPUs loaded before them.
 KINDS: tuple[SeedKind, ...] = (GPUS, CPUS, INTERCONNECTS, SWITCHES, SYSTEMS, COOLING, ECONOMICS)
-KINDS_BY_NAME: dict[str, SeedKind] = {kind.name: kind for kind in KINDS}
+#: Seed files with no reference counterpart (build_seed does not touch them); loaded after KINDS.
+HAND_KINDS: tuple[SeedKind, ...] = (PRICES, CLOUD_PRICES)
+LOADED_KINDS: tuple[SeedKind, ...] = KINDS + HAND_KINDS
+KINDS_BY_NAME: dict[str, SeedKind] = {kind.name: kind for kind in LOADED_KINDS}

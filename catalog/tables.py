@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from catalog.price_models import CloudPrice, PartPrice
 
 CATALOG_TABLES: dict[str, type[models.Model]] = {
     "gpus": Gpu,
@@ -14,4 +15,6 @@ CATALOG_TABLES: dict[str, type[models.Model]] = {
     "systems": System,
     "cooling": Cooling,
     "economics": EconomicsFact,
+    "prices": PartPrice,
+    "cloud_prices": CloudPrice,
 }

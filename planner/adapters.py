@@ -15,7 +15,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from catalog import rows as catalog_rows
 from catalog import seed_schema
+from catalog.models import PriceKind, System
+from catalog.price_models import CloudPrice, CloudTerm
 from planner.engine.facility import power
 from planner.engine.inputs.catalog import (
     PCIE_FALLBACK_SOURCE,
@@ -25,11 +28,9 @@ from planner.engine.inputs.catalog import (
 )
 from planner.engine.inputs.parse import PARALLELISM_KEYS
 from planner.engine.inputs.prices import (  # noqa: F401 (re-exported: their home moved to the engine)
-    CLOUD_PRICE_REFERENCES,
     HOST_BOM_GPU_SLOTS,
     HOST_BOM_SOURCE,
     HOST_BOM_USD_PER_8_GPU_SERVER,
-    CloudPriceReference,
 )
 from planner.engine.inputs.units import KW
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
@@ -246,55 +247,108 @@ class PlanningInput:
         return {"name": self.name, "value": self.value, "unit": self.unit, "source": self.source}
 
 
-def _gpu_price_usd(scenario: Scenario) -> float | None:
+def price_kind_text(row: Any) -> str:
+    """'street price, 2026 article' / 'estimate (ratio ...), ...': what a catalog price is, for result notes."""
+    kind = PriceKind(row.price_kind).label if getattr(row, "price_kind", "") else "price of unstated kind"
+    if row.price_kind == PriceKind.ESTIMATE and row.price_basis:
+        kind = f"ESTIMATE ({row.price_basis})"
+    date = getattr(row, "price_date", "")
+    return f"{kind}, {date}" if date else kind
+
+
+def _gpu_price(scenario: Scenario) -> tuple[float | None, str]:
+    """(price per GPU, what it is) for the scenario's GPU: a typed custom price or the catalog row's."""
     if scenario.custom_gpu:
-        return scenario.custom_gpu.get("price_usd")
+        return scenario.custom_gpu.get("price_usd"), "typed"
     gpu = scenario.catalog_gpu
-    return gpu.price_usd if gpu is not None else None
+    if gpu is None:
+        return None, ""
+    return gpu.price_usd, price_kind_text(gpu)
 
 
-def node_price_from_gpus(gpus_per_node: int, gpu_usd: float) -> PlanningInput:
+def node_price_from_gpus(gpus_per_node: int, gpu_usd: float, gpu_price_kind: str = "") -> PlanningInput:
     """A node priced as its GPUs at their catalog price plus the host parts of a DGX H100 per GPU slot
     (HOST_BOM_*): the planning default when no system or typed node price is known (page and API alike)."""
     host_usd_per_slot = HOST_BOM_USD_PER_8_GPU_SERVER / HOST_BOM_GPU_SLOTS
+    kind = f" ({gpu_price_kind})" if gpu_price_kind else ""
     return PlanningInput(
         "economics.gpu_server_usd",
         gpus_per_node * (gpu_usd + host_usd_per_slot),
         "USD per node",
-        f"{gpus_per_node} × (catalog GPU price ${gpu_usd:,.0f} + host parts ${host_usd_per_slot:,.0f} "
+        f"{gpus_per_node} × (catalog GPU price ${gpu_usd:,.0f}{kind} + host parts ${host_usd_per_slot:,.0f} "
         f"per GPU slot); host parts: {HOST_BOM_SOURCE}",
     )
 
 
+def system_price_note(system: Any) -> PlanningInput:
+    """The catalog system's price with what it is (list, street, estimate) and its date."""
+    return PlanningInput(
+        "economics.gpu_server_usd",
+        system.price_usd,
+        "USD per node",
+        f"catalog system price of the {system.name}: {price_kind_text(system)}",
+    )
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def cloud_prices_for(gpu_id: str | None) -> list[CloudPrice]:
+    """The catalog's cloud price rows of one GPU (catalog copy, no query of its own beyond the generation)."""
+    if not gpu_id:
+        return []
+    return [row for row in catalog_rows.current().all(CloudPrice) if row.gpu_id == gpu_id]
+
+
 def cloud_price_reference(gpu_id: str | None) -> PlanningInput | None:
-    """The published rental price of a catalog GPU (midpoint of CLOUD_PRICE_REFERENCES), or None."""
-    reference = CLOUD_PRICE_REFERENCES.get(gpu_id) if gpu_id else None
-    if reference is None:
+    """The planning rental price of a catalog GPU: the median of its on-demand prices in the catalog's cloud
+    price table (several providers), the note naming each provider and the cheapest 1- and 3-year commitments.
+    None when the catalog has no priced on-demand row for it (only a "no public cloud offering" row, or none)."""
+    rows = cloud_prices_for(gpu_id)
+    on_demand = [row for row in rows if row.term == CloudTerm.ON_DEMAND and row.usd_per_gpu_hour is not None]
+    if not on_demand:
         return None
+    prices = [row.usd_per_gpu_hour for row in on_demand]
+    listed = "; ".join(
+        f"{row.provider} ${row.usd_per_gpu_hour:.2f} ({row.price_date})"
+        for row in sorted(on_demand, key=lambda r: r.usd_per_gpu_hour)
+    )
+    commitments = []
+    for term in (CloudTerm.COMMIT_1Y, CloudTerm.COMMIT_3Y):
+        committed = [row for row in rows if row.term == term and row.usd_per_gpu_hour is not None]
+        if committed:
+            best = min(committed, key=lambda r: r.usd_per_gpu_hour)
+            commitments.append(f"{CloudTerm(term).label} from ${best.usd_per_gpu_hour:.2f} ({best.provider})")
+    extra = f"; {', '.join(commitments)}" if commitments else ""
     return PlanningInput(
         "economics.cloud_usd_per_gpu_hour",
-        reference.usd_per_gpu_hour,
+        _median(prices),
         "USD per GPU-hour",
-        f"midpoint of ${reference.low_usd:.2f}–${reference.high_usd:.2f}, {reference.source}",
+        f"median of {len(prices)} on-demand prices in the catalog's cloud prices: {listed}{extra}",
     )
 
 
 def server_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]:
     """Price of one node: the typed override, else the catalog system's price, else `node_price_from_gpus`.
-    None when no price is known."""
+    None when no price is known. The note says what the price is (list, street, estimate) where it came from
+    the catalog."""
     if scenario.server_price_usd is not None:
         return scenario.server_price_usd, None
     if scenario.system_id is not None and scenario.system.price_usd is not None:
-        return scenario.system.price_usd, None
-    gpu_usd = _gpu_price_usd(scenario)
+        note = system_price_note(scenario.system)
+        return note.value, note
+    gpu_usd, kind = _gpu_price(scenario)
     if gpu_usd is None:
         return None, None
-    note = node_price_from_gpus(scenario.gpus_per_node, gpu_usd)
+    note = node_price_from_gpus(scenario.gpus_per_node, gpu_usd, kind)
     return note.value, note
 
 
 def cloud_price(scenario: Scenario) -> tuple[float | None, PlanningInput | None]:
-    """Rental price per GPU-hour: the typed one, else the reference range midpoint for the catalog GPU."""
+    """Rental price per GPU-hour: the typed one, else the catalog's cloud prices for the GPU (median on demand)."""
     if scenario.cloud_usd_per_gpu_hour is not None:
         return scenario.cloud_usd_per_gpu_hour, None
     note = cloud_price_reference(scenario.catalog_gpu_id)

@@ -12,7 +12,7 @@ from typing import Any
 from django import forms
 
 from catalog.models import Gpu
-from planner.adapters import CLOUD_PRICE_REFERENCES, field_for_path
+from planner.adapters import cloud_price_reference, cloud_prices_for, field_for_path
 from planner.forms.fields import CUSTOM, CUSTOM_MODEL_KEYS, HAND_SET_LAYOUT_FIELDS, MAX_TOKENS_B
 from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
 
@@ -175,15 +175,20 @@ class ScenarioFormChecks(forms.Form):
                 and gpu_price is None
                 and (gpu or source == CUSTOM)
             ):
+                not_sold = getattr(gpu, "price_kind", "") == "not_sold"
+                why = " is not sold (cloud only)" if not_sold else ""
                 self.add_error(
                     "server_price_usd",
-                    f"The catalog has no price for the {name}: type the price of one node.",
+                    f"The catalog has no price for the {name}{why}: type the price of one node.",
                 )
-        no_reference = gpu is None or gpu.pk not in CLOUD_PRICE_REFERENCES
+        no_reference = gpu is None or cloud_price_reference(gpu.pk) is None
         if data.get("cloud_usd_per_gpu_hour") is None and (gpu or source == CUSTOM) and no_reference:
+            why = next((row.notes for row in cloud_prices_for(gpu.pk) if row.notes), "") if gpu else ""
             self.add_error(
                 "cloud_usd_per_gpu_hour",
-                f"No published rental price on file for the {name}: type the price you were quoted.",
+                f"No public cloud price on file for the {name}"
+                + (f" ({why.rstrip('.')})" if why else "")
+                + ": type the rental price you were quoted to compare against.",
             )
 
     def _clean_economics(self, data: dict[str, Any]) -> None:

@@ -228,3 +228,21 @@ def test_a_model_that_fits_no_layout_reports_no_time(alice_api):
     body = response.json()
     assert body["memory"]["fits"] is False
     assert body["time"] is None
+
+
+@pytest.mark.parametrize("gpu_id", ["nvidia_l40s", "nvidia_l4"])
+def test_an_l40s_or_l4_plan_is_priced_from_the_catalog_without_typed_prices(alice_api, gpu_id):
+    """Issue 15: an L40S or L4 box can be planned without typing any price (API as on the page)."""
+    load_catalog()
+    payload = _plan()
+    payload["cluster"]["gpu"] = gpu_id
+    response = _post(alice_api, payload)
+    assert response.status_code == 200, response.content
+    assumptions = response.json()["assumptions"]
+    gpu = Gpu.objects.get(pk=gpu_id)
+    gpus_per_node = payload["cluster"]["gpus_per_node"]
+    expected = adapters.node_price_from_gpus(gpus_per_node, gpu.price_usd).value
+    assert assumptions["economics.gpu_server_usd"]["value"] == pytest.approx(expected)
+    assert assumptions["economics.cloud_usd_per_gpu_hour"]["value"] == pytest.approx(
+        adapters.cloud_price_reference(gpu_id).value
+    )

@@ -21,6 +21,8 @@ CHANGELISTS = [
     "admin:catalog_system_changelist",
     "admin:catalog_cooling_changelist",
     "admin:catalog_economicsfact_changelist",
+    "admin:catalog_partprice_changelist",
+    "admin:catalog_cloudprice_changelist",
 ]
 
 
@@ -148,3 +150,28 @@ def test_the_catalog_id_cannot_be_changed_after_creation(staff_client):
     gpu = make_gpu()
     response = staff_client.get(reverse("admin:catalog_gpu_change", args=[gpu.pk]))
     assert "id" not in response.context["adminform"].form.fields
+
+
+def test_a_quoted_price_alone_is_one_field_change_and_the_range_is_cleared_with_a_message(
+    staff_client, catalog
+):
+    """Issue 15: setting the H100 to a quoted USD 35,000 was refused until the range was edited too."""
+    gpu = Gpu.objects.get(pk="nvidia_h100_sxm5_80gb")
+    assert (gpu.price_low_usd, gpu.price_high_usd) == (25000, 30000)
+    url = reverse("admin:catalog_gpu_change", args=[gpu.pk])
+    response = staff_client.post(url, gpu_form_data(gpu, price_usd=35000), follow=True)
+    assert response.status_code == 200
+    gpu.refresh_from_db()
+    assert (gpu.price_usd, gpu.price_low_usd, gpu.price_high_usd) == (35000, None, None)
+    assert "price low (USD) and price high (USD) were cleared" in response.content.decode()
+
+
+def test_editing_the_range_too_is_checked_with_the_fields_verbose_names(staff_client, catalog):
+    gpu = Gpu.objects.get(pk="nvidia_h100_sxm5_80gb")
+    url = reverse("admin:catalog_gpu_change", args=[gpu.pk])
+    response = staff_client.post(url, gpu_form_data(gpu, price_usd=35000, price_high_usd=31000))
+    assert response.status_code == 200  # the form again, with the message on the price field
+    errors = response.context["adminform"].form.errors
+    assert "Must not exceed price high (USD) (35000 > 31000)." in errors["price_usd"][0]
+    gpu.refresh_from_db()
+    assert gpu.price_usd == 27500

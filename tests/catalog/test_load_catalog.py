@@ -40,11 +40,12 @@ def test_second_run_changes_nothing(catalog):
     assert counts(output) == {name: (0, 0, count, 0) for name, count in EXPECTED_ROWS.items()}
 
 
-def test_it_resolves_system_gpus_from_their_text_and_leaves_ambiguous_ones_blank(catalog):
+def test_it_resolves_system_gpus_from_their_text_or_the_seed_gpu_id(catalog):
     assert System.objects.get(pk="nvidia_dgx_h100").gpu_id == "nvidia_h100_sxm5_80gb"
     assert System.objects.get(pk="nvidia_dgx_b200").gpu_id == "nvidia_b200_hgx"
-    assert System.objects.get(pk="nvidia_dgx_a100").gpu is None
-    assert 'nvidia_dgx_a100 ("A100 SXM4' in catalog
+    # "A100 SXM4 (40GB at launch; 80GB later)" names two GPUs; the seed's gpu_id picks the launch (320 GB) part.
+    assert System.objects.get(pk="nvidia_dgx_a100").gpu_id == "nvidia_a100_sxm4_40gb"
+    assert 'nvidia_dgx_a100 ("A100 SXM4' not in catalog
 
 
 def test_it_parses_ranges_into_planning_figures(catalog):

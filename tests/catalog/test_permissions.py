@@ -36,7 +36,17 @@ def editor(django_user_model):
 
 def test_the_migration_made_the_catalog_editor_group():
     codenames = set(Group.objects.get(name=GROUP).permissions.values_list("codename", flat=True))
-    models = ("gpu", "cpu", "interconnect", "switch", "system", "cooling", "economicsfact")
+    models = (
+        "gpu",
+        "cpu",
+        "interconnect",
+        "switch",
+        "system",
+        "cooling",
+        "economicsfact",
+        "partprice",
+        "cloudprice",
+    )
     assert codenames == {f"{a}_{m}" for m in models for a in ("view", "add", "change", "delete")}
 
 

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from catalog.loader import SEED_DIR
-from catalog.seed_schema import GPUS, KINDS
+from catalog.seed_schema import GPUS, LOADED_KINDS
 from catalog.validators import split_sources
 
 # Row counts of the reference catalog (its README table: gpus 26, cpus 11, interconnects 33, switches 9,
-# systems 8, cooling 13, economics 26) plus the one grid-carbon row the builder adds to economics.
+# systems 8, cooling 13, economics 26) plus the one grid-carbon row the builder adds to economics, and the two
+# hand-written price files (part prices, cloud prices per GPU).
 EXPECTED_ROWS = {
     "gpus": 26,
     "cpus": 11,
@@ -21,6 +22,8 @@ EXPECTED_ROWS = {
     "systems": 8,
     "cooling": 13,
     "economics": 27,
+    "prices": 44,
+    "cloud_prices": 56,
 }
 
 # Columns the sizing engine reads from gpus.csv without a database (catalog_models.md).
@@ -36,7 +39,7 @@ def read_rows(name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+@pytest.mark.parametrize("kind", LOADED_KINDS, ids=lambda kind: kind.name)
 def test_each_seed_file_has_the_reference_row_count_and_its_declared_columns(kind):
     with (SEED_DIR / kind.filename).open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
@@ -46,7 +49,7 @@ def test_each_seed_file_has_the_reference_row_count_and_its_declared_columns(kin
     assert len({row["id"] for row in rows}) == len(rows)
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+@pytest.mark.parametrize("kind", LOADED_KINDS, ids=lambda kind: kind.name)
 def test_every_seed_row_has_a_source_url_and_a_verified_flag(kind):
     for row in read_rows(kind.name):
         urls = split_sources(row["source"])

@@ -3,9 +3,12 @@ engine problem paths back to form fields."""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
 from catalog.models import Cooling, EconomicsFact, Gpu, Interconnect, Switch, System
+from catalog.price_models import CloudPrice
 from planner import adapters
 from planner import snapshot as snapshots
 from planner.models import Scenario
@@ -67,11 +70,20 @@ def test_catalog_gpu_scenario_payload_has_the_contract_shape(catalog):
     # No server or cloud price typed: catalog GPU price plus host parts, and the published rental midpoint.
     host_per_slot = adapters.HOST_BOM_USD_PER_8_GPU_SERVER / adapters.HOST_BOM_GPU_SLOTS
     assert economics["gpu_server_usd"] == pytest.approx(8 * (h100.price_usd + host_per_slot))
-    reference = adapters.CLOUD_PRICE_REFERENCES["nvidia_h100_sxm5_80gb"]
-    assert economics["cloud_usd_per_gpu_hour"] == pytest.approx((reference.low_usd + reference.high_usd) / 2)
+    # The rental price is the median of the H100's on-demand rows in the catalog's cloud prices.
+    on_demand = sorted(
+        CloudPrice.objects.filter(gpu_id="nvidia_h100_sxm5_80gb", term="on_demand").values_list(
+            "usd_per_gpu_hour", flat=True
+        )
+    )
+    assert len(on_demand) >= 3
+    assert economics["cloud_usd_per_gpu_hour"] == pytest.approx(statistics.median(on_demand))
     notes = {n["name"]: n for n in adapters.planning_inputs(_scenario())}
     assert set(notes) == {"economics.gpu_server_usd", "economics.cloud_usd_per_gpu_hour"}
     assert "epoch-research" in notes["economics.gpu_server_usd"]["source"]
+    assert "street price" in notes["economics.gpu_server_usd"]["source"]  # what the GPU price is
+    assert "AWS" in notes["economics.cloud_usd_per_gpu_hour"]["source"]
+    assert "1-year commitment from" in notes["economics.cloud_usd_per_gpu_hour"]["source"]
 
 
 def test_typed_prices_are_used_and_not_reported_as_defaults(catalog):

@@ -80,16 +80,16 @@ BAD_INPUTS = [
     ),
     ("system template without a system", {"gpu_source": "system", "system": ""}, "system", "system template"),
     (
-        "GPU without a catalog price",
-        {"gpu": "nvidia_b300_hgx"},
+        "GPU that is not sold (cloud only)",
+        {"gpu": "google_tpu_v4"},
         "server_price_usd",
         "type the price of one node",
     ),
     (
-        "GPU without a rental price",
-        {"gpu": "amd_mi300x"},
+        "GPU without a public cloud price",
+        {"gpu": "nvidia_rtx6000_ada"},
         "cloud_usd_per_gpu_hour",
-        "type the price you were quoted",
+        "type the rental price you were quoted",
     ),
     (
         "custom GPU without prices",
@@ -206,3 +206,22 @@ def test_preview_returns_the_headline_charts_and_its_server_time(client, alice, 
     assert float(timing["total"]) >= float(timing["engine"]) > 0
     assert body["server_ms"] == pytest.approx(float(timing["total"]), abs=0.1)
     assert Scenario.objects.count() == 0
+
+
+@pytest.mark.parametrize("gpu_id", ["nvidia_l40s", "nvidia_l4"])
+def test_an_l40s_or_l4_box_is_planned_without_typing_any_price(client, alice, catalog, gpu_id):
+    """Issue 15: the form showed red errors until both a server and a cloud price were typed."""
+    client.force_login(alice)
+    data = form_data(gpu=gpu_id)
+    assert data.get("server_price_usd", "") == "" and data.get("cloud_usd_per_gpu_hour", "") == ""
+    response = client.post(reverse("scenario_create"), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+
+def test_the_dgx_a100_template_plans(client, alice, catalog):
+    """Issue 15: the DGX A100 system template failed with "GPU of DGX A100 is not in the catalog"."""
+    client.force_login(alice)
+    response = client.post(
+        reverse("scenario_create"), form_data(gpu_source="system", system="nvidia_dgx_a100")
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]

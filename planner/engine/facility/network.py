@@ -19,8 +19,10 @@ end, counted per 400G port at the catalog's 9 W (xcvr_osfp_400g). On the switch 
 `nic_links_copper=True` models DAC copper for the NIC-to-leaf links instead (no transceivers on them).
 Uplinks are cabled only as needed to keep r:1 for the endpoints present (ceil(N*u/d) of them).
 
-The catalog has no sourced switch power, switch price, NIC power, NIC price, transceiver price or cable price
-(catalog README, "Main gaps"); those defaults are planning assumptions, not sourced, and say so wherever echoed.
+Prices come from the catalog's part prices (catalog/seed/prices.csv; tests/engine/test_network_prices.py keeps
+these defaults equal to those rows): the transceiver and cable are street prices, the switch and NIC are
+estimates by ratio to the nearest priced part, and every echo says which. Switch and NIC power are still not
+sourced (the catalog left them blank) and say so wherever echoed.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ Topology = Literal["rail_optimized", "fat_tree"]
 TOPOLOGIES: tuple[str, ...] = ("rail_optimized", "fat_tree")
 _PATH = "cluster.network"
 
-NOT_SOURCED = "planning assumption, not sourced (catalog README 'Main gaps': no switch/NIC power or prices)"
+NOT_SOURCED = "planning assumption, not sourced (catalog README 'Main gaps': no switch/NIC power)"
+PRICES_CSV = "catalog prices.csv"
 
 #: NVIDIA QM9700 (Quantum-2 NDR): 64 ports of 400 Gb/s (catalog switches.csv row nvidia_qm9700).
 QM9700_PORTS = 64
@@ -47,19 +50,37 @@ QM9700_SOURCE = (
 )
 #: Switch power excluding optics; the catalog left QM9700 power blank. Planning assumption, not sourced.
 SWITCH_POWER_W_DEFAULT = 1000.0
-#: Switch price; no vendor list price in the catalog. Planning assumption, not sourced.
-SWITCH_USD_DEFAULT = 30_000.0
+#: Switch price: ESTIMATE (prices.csv price_nvidia_qm9700), a 64-port 800G switch's USD 150,000-250,000 street
+#: range (luxoptx.com 2026) x 400/800 by port speed. Resellers quote less: replace with a quote.
+SWITCH_USD_DEFAULT = 100_000.0
+SWITCH_USD_SOURCE = (
+    f"ESTIMATE ({PRICES_CSV} price_nvidia_qm9700): ratio to the nearest priced part, a 64-port 800G switch at "
+    "USD 150,000-250,000 street x 400/800 (https://luxoptx.com/blogs/news/"
+    "800g-optical-module-cost-analysis-tco-optimization-for-ai-data-centers); replace with a quote"
+)
 #: ConnectX-7 power; catalog nic_cx7 row says "Power and price not found". Planning assumption, not sourced.
 NIC_POWER_W_DEFAULT = 25.0
-#: ConnectX-7 price. Planning assumption, not sourced.
-NIC_USD_DEFAULT = 2_000.0
+#: ConnectX-7 price: ESTIMATE (prices.csv price_nic_cx7), one 400G switch port = switch estimate / 64 ports.
+NIC_USD_DEFAULT = 1_560.0
+NIC_USD_SOURCE = (
+    f"ESTIMATE ({PRICES_CSV} price_nic_cx7): ratio to the nearest priced part, one 400G switch port "
+    "(QM9700 estimate USD 100,000 / 64)"
+)
 #: 400G OSFP transceiver, 9 W max/typical (catalog interconnects.csv row xcvr_osfp_400g, NVIDIA MMS4X00-NS400).
 TRANSCEIVER_POWER_W_DEFAULT = 9.0
 TRANSCEIVER_POWER_SOURCE = "catalog interconnects.csv xcvr_osfp_400g (https://docs.nvidia.com/networking/display/mms4x00ns400/overview)"
-#: 400G transceiver price. Planning assumption, not sourced.
-TRANSCEIVER_USD_DEFAULT = 1_000.0
-#: Fibre (or DAC) cable price per link. Planning assumption, not sourced.
-CABLE_USD_DEFAULT = 150.0
+#: 400G transceiver: street USD 600-800 (prices.csv price_xcvr_osfp_400g, luxoptx.com 2026), midpoint.
+TRANSCEIVER_USD_DEFAULT = 700.0
+TRANSCEIVER_USD_SOURCE = (
+    f"street price ({PRICES_CSV} price_xcvr_osfp_400g): 400G modules USD 600-800, midpoint, 2026 "
+    "(https://luxoptx.com/blogs/news/800g-optical-module-cost-analysis-tco-optimization-for-ai-data-centers)"
+)
+#: Fibre cable per link: MPO trunk street USD 50-150 (prices.csv price_cable_mpo_trunk), midpoint.
+CABLE_USD_DEFAULT = 100.0
+CABLE_USD_SOURCE = (
+    f"street price ({PRICES_CSV} price_cable_mpo_trunk): MPO-16 trunk USD 50-150, midpoint, 2026 "
+    "(https://luxoptx.com/blogs/news/800g-optical-module-cost-analysis-tco-optimization-for-ai-data-centers)"
+)
 #: End-to-end small-message latency across the fabric including software. The catalog only gives adapter
 #: latency for IB EDR 0.5 us / HDR 0.6 us (ib_edr, ib_hdr rows) and none for NDR. Planning assumption.
 LATENCY_S_DEFAULT = 5e-6
@@ -425,17 +446,17 @@ def spec_assumptions(spec: NetworkSpec | None = None) -> dict[str, dict[str, Any
         "network.switch": _item(s.switch.name, d.switch.name, "", QM9700_SOURCE),
         "network.switch_ports": _item(s.switch.ports, d.switch.ports, "ports", QM9700_SOURCE),
         "network.switch_power_w": _item(s.switch.power_w, d.switch.power_w, "W", NOT_SOURCED),
-        "network.switch_usd": _item(s.switch.usd, d.switch.usd, "USD", NOT_SOURCED),
+        "network.switch_usd": _item(s.switch.usd, d.switch.usd, "USD", SWITCH_USD_SOURCE),
         "network.oversubscription": _item(
             s.oversubscription, d.oversubscription, "r:1", "non-blocking default"
         ),
         "network.nic_power_w": _item(s.nic_power_w, d.nic_power_w, "W", NOT_SOURCED),
-        "network.nic_usd": _item(s.nic_usd, d.nic_usd, "USD", NOT_SOURCED),
+        "network.nic_usd": _item(s.nic_usd, d.nic_usd, "USD", NIC_USD_SOURCE),
         "network.transceiver_power_w": _item(
             s.transceiver_power_w, d.transceiver_power_w, "W", TRANSCEIVER_POWER_SOURCE
         ),
-        "network.transceiver_usd": _item(s.transceiver_usd, d.transceiver_usd, "USD", NOT_SOURCED),
-        "network.cable_usd": _item(s.cable_usd, d.cable_usd, "USD", NOT_SOURCED),
+        "network.transceiver_usd": _item(s.transceiver_usd, d.transceiver_usd, "USD", TRANSCEIVER_USD_SOURCE),
+        "network.cable_usd": _item(s.cable_usd, d.cable_usd, "USD", CABLE_USD_SOURCE),
         "network.cabling": _item(
             "dac_nic_links" if s.nic_links_copper else "optics_everywhere",
             "optics_everywhere",
