@@ -180,6 +180,9 @@ def cluster_payload(scenario: Scenario) -> dict[str, Any]:
         cluster["scaleout_gbps_per_gpu"] = scenario.network.port_rate_gbps
     if scenario.system_id is not None and scenario.system.system_max_power_kw is not None:
         cluster["node_max_power_kw"] = scenario.system.system_max_power_kw
+    elif gpu is not None and not scenario.custom_gpu and (carrier := nameplate_system(gpu.pk)) is not None:
+        # Provision as the catalog system that carries this GPU does (same racks as its template).
+        cluster["node_nameplate_kw"] = carrier.system_max_power_kw / carrier.gpus * scenario.gpus_per_node
     if scenario.pue is not None and scenario.cooling_id is None:
         cluster["pue"] = scenario.pue
     cluster["network"] = _network_payload(scenario)
@@ -189,6 +192,16 @@ def cluster_payload(scenario: Scenario) -> dict[str, Any]:
     if scenario.storage_tb:
         cluster["storage_tb"] = scenario.storage_tb
     return cluster
+
+
+def nameplate_system(gpu_id: str) -> Any:
+    """The catalog system that carries `gpu_id` and gives a maximum input power (first by id), or None: the
+    engine then provisions by its fit (facility/power.py NAMEPLATE_PER_TDP). Same rule as the engine's seed
+    lookup (inputs/catalog.py system_nameplate_per_slot)."""
+    for system in sorted(catalog_rows.current().all(System), key=lambda row: row.pk):
+        if system.gpu_id == gpu_id and system.system_max_power_kw and system.gpus:
+            return system
+    return None
 
 
 def model_payload(scenario: Scenario) -> str | dict[str, Any]:

@@ -235,6 +235,20 @@ class PowerBreakdownKw(TypedDict):
     cooling_overhead: float
 
 
+class ProvisioningSection(TypedDict):
+    """What a facility provisions (nameplate, not average draw), with the redundancy assumed."""
+
+    redundancy: str  # "N" | "N+1" | "2N"
+    node_nameplate_kw: float
+    it_nameplate_kw: float
+    facility_nameplate_kw: float
+    feed_capacity_kw: float
+    ups_capacity_kw: float
+    generator_kva: float
+    rack_pdus: int
+    racks_from: str
+
+
 class PowerSection(TypedDict):
     it_kw: float
     facility_kw: float
@@ -249,6 +263,7 @@ class PowerSection(TypedDict):
     co2_t: float | None  # None without economics.grid_kgco2_per_kwh (or without a run)
     co2_t_per_year: float | None
     water_m3_per_year: float | None  # None when the cooling has no known water use
+    provisioning: NotRequired[ProvisioningSection]  # nameplate, feeds, UPS, generators, redundancy
 
 
 class CapexBreakdownUsd(TypedDict):

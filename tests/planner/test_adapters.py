@@ -190,3 +190,21 @@ def test_snapshot_records_rows_and_detects_changes(catalog):
 )
 def test_engine_paths_map_to_form_fields(path, custom_gpu, custom_model, field):
     assert adapters.field_for_path(path, custom_gpu=custom_gpu, custom_model=custom_model) == field
+
+
+def test_eight_dgx_h100_from_the_gpu_or_the_template_give_the_same_racks_and_provisioned_power(catalog):
+    """Issue 15: 5 racks / 62 kW from the GPU catalog against 9 racks from the DGX H100 template."""
+    from planner.engine import api
+
+    manual = {"parallelism_mode": "manual", "tp": 8, "pp": 2, "global_batch": 512}
+    from_gpu = adapters.scenario_payload(_scenario(**manual))
+    from_template = adapters.scenario_payload(
+        _scenario(gpu_source="system", system="nvidia_dgx_h100", gpu=None, **manual)
+    )
+    assert from_gpu["cluster"]["node_nameplate_kw"] == pytest.approx(10.2)
+    assert from_template["cluster"]["node_max_power_kw"] == 10.2
+    power_gpu, power_template = api.estimate(from_gpu)["power"], api.estimate(from_template)["power"]
+    assert power_gpu["racks"] == power_template["racks"]
+    assert power_gpu["provisioning"] == power_template["provisioning"]
+    assert power_gpu["provisioning"]["it_nameplate_kw"] >= 81.6
+    assert power_gpu["provisioning"]["redundancy"] == "2N"

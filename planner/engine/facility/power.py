@@ -12,6 +12,14 @@ nvidia_dgx_h100) with 8 x 700 W GPUs (gpus.csv nvidia_h100_sxm5_80gb). Cross-che
 cooled (no server fans), so air-cooled nodes draw somewhat more: the defaults lean low for air.
 
 Facility power = IT power x PUE (The Green Grid's definition: total facility energy / IT equipment energy).
+
+Provisioning is a different number from average draw: a facility provisions feeds, UPS, generators, racks and
+cooling for the nameplate (maximum) power of what it hosts, with redundancy. A node's nameplate is the system
+row's maximum input power (DGX H100 10.2 kW, DGX B200 14.3 kW, DGX A100 6.5 kW, NVIDIA user guides via
+systems.csv), scaled per GPU slot when a plan starts from a catalog GPU that a catalog system carries, else
+GPUs x TDP x NAMEPLATE_PER_TDP (a fit over those three systems). Racks are counted from nameplate kW, so a plan
+started from the GPU and one started from the system template give the same racks and provisioned power.
+Average draw (above) stays the basis of energy and cost.
 """
 
 from __future__ import annotations
@@ -56,6 +64,71 @@ NODE_MAX_POWER_UTILISATION_DEFAULT = MLPERF_NODE_AVG_POWER_W / DGX_H100_MAX_POWE
 NETWORK_POWER_W_PER_GPU_DEFAULT = fabric_power_w_per_endpoint(NetworkSpec(), tiers=2)
 #: Storage power per TB. The catalog has no storage rows: planning assumption, not sourced.
 STORAGE_POWER_W_PER_TB_DEFAULT = 10.0
+
+# --- nameplate and provisioning ----------------------------------------------------------------------------
+#: Catalog systems with both a maximum input power and GPU TDPs (systems.csv / gpus.csv): (system max W, GPUs x
+#: TDP W). DGX A100 6.5 kW with 8 x 400 W, DGX H100 10.2 kW with 8 x 700 W, DGX B200 14.3 kW with 8 x 1000 W.
+NAMEPLATE_FIT_POINTS: tuple[tuple[float, float], ...] = (
+    (6_500.0, 3_200.0),
+    (10_200.0, 5_600.0),
+    (14_300.0, 8_000.0),
+)
+#: Node nameplate per watt of GPU TDP: least-squares fit through the origin over NAMEPLATE_FIT_POINTS,
+#: sum(xy) / sum(x^2) = 192.32 / 105.6 = 1.82 (per-system ratios 2.03, 1.82, 1.79). Used only when neither
+#: the plan nor a catalog system gives the node's maximum power.
+NAMEPLATE_PER_TDP = sum(w * x for w, x in NAMEPLATE_FIT_POINTS) / sum(x * x for _, x in NAMEPLATE_FIT_POINTS)
+NAMEPLATE_FIT_SOURCE = (
+    "fit over the catalog's DGX A100 (6.5 kW, 8 x 400 W), DGX H100 (10.2 kW, 8 x 700 W) and DGX B200 "
+    "(14.3 kW, 8 x 1,000 W) maximum input power (systems.csv, NVIDIA user guides): node nameplate = "
+    f"{NAMEPLATE_PER_TDP:.3f} x GPUs x TDP"
+)
+#: Redundancy of the power path (feeds, rack PDUs, UPS): Schneider Electric White Paper 75, "Comparing UPS
+#: System Design Configurations" (N: capacity = load; N+1: one module more than the load needs; 2N: two
+#: independent paths each carrying the full load).
+REDUNDANCIES: tuple[str, ...] = ("N", "N+1", "2N")
+REDUNDANCY_SOURCE = "Schneider Electric White Paper 75, Comparing UPS System Design Configurations"
+#: Default 2N: DGX systems ship N+N power supplies for two independent feeds (systems.csv: DGX A100 3+3, DGX
+#: H100 6 PSUs 4+2), so an A and a B feed each sized for the full nameplate.
+REDUNDANCY_DEFAULT = "2N"
+#: UPS module size for N+1 (n = ceil(load / module) modules carry the load, one more is installed). Planning
+#: assumption, not sourced: type the module size of the UPS you buy.
+UPS_MODULE_W = 500.0 * KW
+#: Generator ratings are kVA at power factor 0.8 (ISO 8528-1 rates generating sets at 0.8 lagging).
+GENERATOR_POWER_FACTOR = 0.8
+GENERATOR_PF_SOURCE = "ISO 8528-1 (generating sets rated at power factor 0.8 lagging)"
+#: Power capping: capping an H100 from 700 W to 600 W (14.3% less power) costs 10-15% of step throughput on
+#: transformer pre-training (factryze.ai scale atlas, "Power Capping"; memory-bound inference loses 5-8%).
+#: Throughput lost per unit of power cut = 0.125 / (100 / 700) = 0.875, applied linearly.
+POWER_CAP_ELASTICITY = 0.125 / (100.0 / 700.0)
+POWER_CAP_SOURCE = (
+    "H100 700 -> 600 W loses 10-15% of transformer pre-training throughput (https://factryze.ai/scale-atlas/"
+    "power/power-capping); 12.5% / 14.3% = 0.875 of the power cut, applied linearly"
+)
+#: Caps below this fraction of TDP are refused (far outside the one measured point); below
+#: POWER_CAP_MEASURED_FRACTION (600/700) the effect is extrapolated and a warning says so.
+POWER_CAP_MIN_FRACTION = 0.5
+POWER_CAP_MEASURED_FRACTION = 600.0 / 700.0
+
+
+def power_cap_throughput_fraction(limit_w: float, tdp_w: float) -> float:
+    """Throughput left when a GPU is capped at `limit_w` (<= TDP): 1 - POWER_CAP_ELASTICITY x (1 - limit/TDP)."""
+    return 1.0 - POWER_CAP_ELASTICITY * (1.0 - min(limit_w, tdp_w) / tdp_w)
+
+
+def nameplate_per_slot_w(system_max_power_w: float, system_gpus: int) -> float:
+    """A catalog system's maximum input power per GPU slot (a node of g GPUs of that system: g x this)."""
+    return system_max_power_w / system_gpus
+
+
+def redundancy_factor(redundancy: str, load_w: float) -> float:
+    """Installed capacity / load: N 1, 2N 2, N+1 (n + 1) / n with n = ceil(load / UPS_MODULE_W) modules."""
+    if redundancy == "2N":
+        return 2.0
+    if redundancy == "N+1":
+        modules = max(1, math.ceil(load_w / UPS_MODULE_W))
+        return (modules + 1) / modules
+    return 1.0
+
 
 # --- cooling (catalog cooling.csv) ---------------------------------------------------------------------------
 #: Industry average annual PUE, Uptime Institute 2024 survey (cooling.csv bench_uptime_2024); inside the
@@ -232,6 +305,37 @@ class PowerInputs:
     storage_power_w: float = 0.0
     pue: float | None = None
     node_max_power_utilisation: float = NODE_MAX_POWER_UTILISATION_DEFAULT
+    #: Nameplate of one node for provisioning (None: node_max_power_w, else NAMEPLATE_PER_TDP x GPUs x TDP).
+    node_nameplate_w: float | None = None
+    nameplate_source: str = ""
+    redundancy: str = REDUNDANCY_DEFAULT
+
+
+@dataclass(frozen=True)
+class Provisioning:
+    """What the facility provisions: nameplate IT and facility power, feeds, UPS and generators with redundancy."""
+
+    redundancy: str
+    node_nameplate_w: float
+    it_nameplate_w: float
+    facility_nameplate_w: float  # IT nameplate x PUE
+    feed_capacity_w: float  # rack feeds / PDUs: IT nameplate x redundancy factor
+    ups_capacity_w: float  # UPS: IT nameplate x redundancy factor
+    generator_kva: float  # facility nameplate x redundancy factor / power factor
+    rack_pdus: int  # racks x feeds per rack (2 for 2N: A and B)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "redundancy": self.redundancy,
+            "node_nameplate_kw": self.node_nameplate_w / KW,
+            "it_nameplate_kw": self.it_nameplate_w / KW,
+            "facility_nameplate_kw": self.facility_nameplate_w / KW,
+            "feed_capacity_kw": self.feed_capacity_w / KW,
+            "ups_capacity_kw": self.ups_capacity_w / KW,
+            "generator_kva": self.generator_kva,
+            "rack_pdus": self.rack_pdus,
+            "racks_from": "nameplate (provisioned) kW per rack",
+        }
 
 
 @dataclass(frozen=True)
@@ -250,6 +354,7 @@ class PowerResult:
     wue_l_per_kwh: float | None = None
     warnings: tuple[str, ...] = ()
     assumptions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    provisioning: Provisioning | None = None
 
     @property
     def cooling_overhead_w(self) -> float:
@@ -283,6 +388,8 @@ class PowerResult:
             "co2_t_per_year": None,
             "water_m3_per_year": None,
         }
+        if self.provisioning is not None:
+            out["provisioning"] = self.provisioning.as_dict()  # type: ignore[typeddict-unknown-key]
         if grid_kgco2_per_kwh is not None:
             out["co2_t"] = (
                 None if run_energy_j is None else carbon_kg(run_energy_j, grid_kgco2_per_kwh) / KG_PER_TONNE
@@ -333,11 +440,41 @@ def node_it_power_w(inputs: PowerInputs) -> tuple[float, float]:
 
 
 def node_peak_power_w(inputs: PowerInputs) -> float:
-    """Provisioned power of one node: its rated maximum, or GPUs at full TDP plus host power."""
+    """Nameplate (provisioned) power of one node: the given nameplate, else its rated maximum, else
+    NAMEPLATE_PER_TDP x GPUs x TDP (module docstring)."""
+    if inputs.node_nameplate_w is not None:
+        return inputs.node_nameplate_w
     if inputs.node_max_power_w is not None:
         return inputs.node_max_power_w
-    _, host_w = node_it_power_w(inputs)
-    return inputs.gpus_per_node * inputs.gpu_tdp_w + host_w
+    return NAMEPLATE_PER_TDP * inputs.gpus_per_node * inputs.gpu_tdp_w
+
+
+def nameplate_source(inputs: PowerInputs) -> str:
+    if inputs.node_nameplate_w is not None:
+        return inputs.nameplate_source or "input"
+    if inputs.node_max_power_w is not None:
+        return inputs.nameplate_source or "the node's rated maximum power (input or system template)"
+    return NAMEPLATE_FIT_SOURCE
+
+
+def provisioning(inputs: PowerInputs, *, racks: int, pue: float, it_nameplate_w: float) -> Provisioning:
+    """Feeds and UPS = IT nameplate x redundancy factor; generators = IT nameplate x PUE x factor / 0.8 (kVA);
+    rack PDUs = racks x (2 for 2N, else 1)."""
+    factor = redundancy_factor(inputs.redundancy, it_nameplate_w)
+    facility_w = it_nameplate_w * pue
+    return Provisioning(
+        redundancy=inputs.redundancy,
+        node_nameplate_w=node_peak_power_w(inputs),
+        it_nameplate_w=it_nameplate_w,
+        facility_nameplate_w=facility_w,
+        feed_capacity_w=it_nameplate_w * factor,
+        ups_capacity_w=it_nameplate_w * factor,
+        generator_kva=facility_w
+        * redundancy_factor(inputs.redundancy, facility_w)
+        / KW
+        / GENERATOR_POWER_FACTOR,
+        rack_pdus=racks * (2 if inputs.redundancy == "2N" else 1),
+    )
 
 
 def rack_count(
@@ -373,6 +510,15 @@ def _check(inputs: PowerInputs, cooling: CoolingSpec) -> None:
         problems.append(Problem("cluster.storage_tb", "storage power must not be negative"))
     if inputs.pue is not None and not 1.0 <= inputs.pue <= 5.0:
         problems.append(Problem("cluster.pue", f"must be between 1 and 5 (got {inputs.pue})"))
+    if inputs.node_nameplate_w is not None and not inputs.node_nameplate_w > 0:
+        problems.append(Problem("cluster.node_nameplate_kw", "must be greater than 0"))
+    if inputs.redundancy not in REDUNDANCIES:
+        problems.append(
+            Problem(
+                "cluster.power_redundancy",
+                f"must be one of {', '.join(REDUNDANCIES)} (got {inputs.redundancy!r})",
+            )
+        )
     if not cooling.rack_density_w > 0:
         problems.append(Problem("cluster.cooling.rack_density_kw", "must be greater than 0"))
     if problems:
@@ -406,6 +552,21 @@ def _assumptions(
                 "unit": "W per GPU slot",
                 "source": f"(6741 W - 8 x 700 W x {GPU_LOAD_FACTOR_DEFAULT}) / 8; {MLPERF_SOURCE}",
             }
+    out["power.node_nameplate_w"] = {
+        "value": node_peak_power_w(inputs),
+        "unit": "W per node (provisioned)",
+        "source": nameplate_source(inputs),
+    }
+    out["power.redundancy"] = {
+        "value": inputs.redundancy,
+        "unit": "feeds, rack PDUs and UPS",
+        "source": REDUNDANCY_SOURCE
+        + (
+            "; default 2N: DGX systems ship N+N supplies for A and B feeds"
+            if inputs.redundancy == "2N"
+            else ""
+        ),
+    }
     out["power.pue"] = {"value": pue, "unit": "", "source": pue_source}
     out["power.cooling"] = {"value": cooling.name, "unit": "", "source": "input or default (air)"}
     out["power.rack_density_w"] = {
@@ -444,6 +605,8 @@ def estimate_power(inputs: PowerInputs, cooling: CoolingSpec | None = None) -> P
         rack_density_w=cooling.rack_density_w,
     )
     warnings: list[str] = []
+    it_nameplate_w = inputs.nodes * peak_node_w + other_w
+    provisioned = provisioning(inputs, racks=racks, pue=pue, it_nameplate_w=it_nameplate_w)
     if peak_node_w > cooling.rack_density_w:
         warnings.append(
             f"one node draws up to {peak_node_w / KW:.1f} kW, more than a rack with {cooling.label} holds "
@@ -460,10 +623,11 @@ def estimate_power(inputs: PowerInputs, cooling: CoolingSpec | None = None) -> P
         host_power_w=inputs.nodes * host_w,
         network_power_w=inputs.network_power_w,
         storage_power_w=inputs.storage_power_w,
-        peak_it_power_w=inputs.nodes * peak_node_w + other_w,
+        peak_it_power_w=it_nameplate_w,
         wue_l_per_kwh=cooling.wue_l_per_kwh,
         warnings=tuple(warnings),
         assumptions=_assumptions(inputs, cooling, pue, pue_source),
+        provisioning=provisioned,
     )
 
 

@@ -43,6 +43,9 @@ def facility_sections(
         network_power_w=plan.power_w,  # switches and their optics; NICs are in the host power
         storage_power_w=storage_w,
         pue=c.pue,
+        node_nameplate_w=c.node_nameplate_w,
+        nameplate_source=c.nameplate_source,
+        redundancy=c.power_redundancy,
     )
     pres = power.estimate_power(inputs, c.cooling)
     econ = sc.economics

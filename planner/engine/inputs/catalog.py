@@ -15,6 +15,9 @@ from typing import Any
 #: The seed file, relative to the package (planner/engine/inputs/catalog.py -> <project>/catalog/seed/gpus.csv).
 GPU_SEED_PATH = Path(__file__).resolve().parents[3] / "catalog" / "seed" / "gpus.csv"
 
+#: Systems seed file: a node's nameplate per GPU slot for a catalog GPU that a catalog system carries.
+SYSTEM_SEED_PATH = GPU_SEED_PATH.parent / "systems.csv"
+
 #: Contract `tflops` key -> seed column (all dense peaks; INT8 is TOPS).
 TFLOPS_COLUMNS: dict[str, str] = {
     "fp32": "fp32_tflops",
@@ -119,3 +122,20 @@ def catalog_gpu(gpu_id: str, path: Path | None = None) -> dict[str, Any]:
     """The contract `gpu` object for a seed-file catalog id (KeyError when the id is unknown)."""
     row = gpu_rows(path)[gpu_id]
     return gpu_object(row)
+
+
+def system_nameplate_per_slot(gpu_id: str | None, path: Path | None = None) -> tuple[float, str] | None:
+    """(W per GPU slot, source) from the first seed system that carries `gpu_id` (its `gpu_id` column) and gives
+    a maximum input power: system_max_power_kw x 1000 / GPUs (DGX H100: 10,200 / 8 = 1,275 W). None if none."""
+    p = path or SYSTEM_SEED_PATH
+    if not gpu_id or not p.exists():
+        return None
+    for row in _rows(str(p)).values():
+        max_kw, gpus = _number(row.get("system_max_power_kw")), _number(row.get("gpus"))
+        if row.get("gpu_id") == gpu_id and max_kw and gpus:
+            name = row.get("name") or row["id"]
+            return (
+                max_kw * 1000.0 / gpus,
+                f"{name} maximum input power {max_kw:g} kW / {gpus:g} GPUs (systems.csv)",
+            )
+    return None

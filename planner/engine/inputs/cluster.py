@@ -7,7 +7,7 @@ TFLOPS -> FLOP/s, Gb/s -> bytes/s, GB/s -> bytes/s, kW -> W, µs -> s, minutes -
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, fields, replace
 from typing import Any
 
 from planner.engine.facility import network, power, tco
@@ -45,6 +45,9 @@ CLUSTER_KEYS = (
     "storage_tb",
     "storage_power_w_per_tb",
     "storage_usd_per_tb",
+    "node_nameplate_kw",
+    "power_redundancy",
+    "gpu_power_limit_w",
 )
 GPU_KEYS = (
     "name",
@@ -144,10 +147,24 @@ def parse_cluster(top: Fields, problems: list[Problem], assumptions: dict[str, A
     storage_tb = c.number("storage_tb", minimum=0, default=0.0)
     storage_w_per_tb = c.number("storage_power_w_per_tb", minimum=0)
     storage_usd_per_tb = c.number("storage_usd_per_tb", minimum=0)
+    nameplate_kw = c.number("node_nameplate_kw", above=0)
+    redundancy = c.string("power_redundancy", default=power.REDUNDANCY_DEFAULT, choices=power.REDUNDANCIES)
+    limit_w = c.number("gpu_power_limit_w", above=0)
     net = _network(c.child("network", NETWORK_KEYS), problems)
     cooling = _cooling(c.child("cooling", COOLING_KEYS), problems)
     if gpu is None or gpn is None or nodes is None or gbps is None or net is None or cooling is None:
         return None
+    nameplate_w, nameplate_source = _nameplate(gpu, gpn, nameplate_kw, node_max_kw)
+    if limit_w is not None:
+        capped = _power_cap(gpu, gpn, limit_w, problems, assumptions)
+        if capped is None:
+            return None
+        gpu, cut_w = capped
+        if node_max_kw is not None:
+            node_max_kw -= cut_w / KW
+        if nameplate_w is not None:
+            nameplate_w -= cut_w
+            nameplate_source += f", less {cut_w:,.0f} W of GPU power cap"
     return ClusterSpec(
         gpu=gpu,
         gpus_per_node=gpn,
@@ -162,7 +179,61 @@ def parse_cluster(top: Fields, problems: list[Problem], assumptions: dict[str, A
         storage_tb=storage_tb or 0.0,
         storage_power_w_per_tb=storage_w_per_tb,
         storage_usd_per_tb=storage_usd_per_tb,
+        node_nameplate_w=nameplate_w,
+        nameplate_source=nameplate_source,
+        power_redundancy=redundancy or power.REDUNDANCY_DEFAULT,
+        gpu_power_limit_w=limit_w,
     )
+
+
+def _nameplate(
+    gpu: GpuSpec, gpus_per_node: int, nameplate_kw: float | None, node_max_kw: float | None
+) -> tuple[float | None, str]:
+    """A node's nameplate: typed, else the node's rated maximum (left to power.py), else per GPU slot of the
+    catalog system that carries this catalog GPU (DGX H100 for the H100 SXM), else None (power.py's fit)."""
+    if nameplate_kw is not None:
+        return nameplate_kw * KW, "input"
+    if node_max_kw is not None:
+        return None, ""
+    per_slot = catalog.system_nameplate_per_slot(gpu.catalog_id)
+    if per_slot is None:
+        return None, ""
+    watts, source = per_slot
+    return watts * gpus_per_node, f"{gpus_per_node} GPU slots x {watts:,.1f} W: {source}"
+
+
+def _power_cap(
+    gpu: GpuSpec, gpus_per_node: int, limit_w: float, problems: list[Problem], assumptions: dict[str, Any]
+) -> tuple[GpuSpec, float] | None:
+    """The GPU capped at `limit_w`: TDP becomes the cap and every dense peak shrinks by
+    power.power_cap_throughput_fraction; returns it with the node's power cut (W)."""
+    path = "cluster.gpu_power_limit_w"
+    if limit_w > gpu.tdp_w:
+        problems.append(
+            Problem(path, f"must not exceed the GPU's TDP ({gpu.tdp_w:,.0f} W); got {limit_w:,.0f}")
+        )
+        return None
+    if limit_w < power.POWER_CAP_MIN_FRACTION * gpu.tdp_w:
+        floor_w = power.POWER_CAP_MIN_FRACTION * gpu.tdp_w
+        problems.append(
+            Problem(
+                path, f"below {floor_w:,.0f} W (half the TDP) the effect is not known; got {limit_w:,.0f}"
+            )
+        )
+        return None
+    fraction = power.power_cap_throughput_fraction(limit_w, gpu.tdp_w)
+    source = power.POWER_CAP_SOURCE
+    if limit_w < power.POWER_CAP_MEASURED_FRACTION * gpu.tdp_w:
+        source += "; extrapolated below the measured 600/700 of TDP"
+    assume(
+        assumptions, "cluster.gpu_power_cap_throughput", fraction, "fraction of uncapped throughput", source
+    )
+    capped = replace(
+        gpu,
+        tdp_w=limit_w,
+        peak_flop_per_s={precision: peak * fraction for precision, peak in gpu.peak_flop_per_s.items()},
+    )
+    return capped, gpus_per_node * (gpu.tdp_w - limit_w)
 
 
 def gpu_spec_from_object(

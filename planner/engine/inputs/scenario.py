@@ -29,6 +29,10 @@ class ClusterSpec:
     storage_tb: float = 0.0
     storage_power_w_per_tb: float | None = None  # None: facility/power.py's default
     storage_usd_per_tb: float | None = None  # None: EconomicsSpec.storage_usd_per_tb (facility/tco.py)
+    node_nameplate_w: float | None = None  # provisioned power per node (facility/power.py node_peak_power_w)
+    nameplate_source: str = ""
+    power_redundancy: str = "2N"  # facility/power.py REDUNDANCY_DEFAULT
+    gpu_power_limit_w: float | None = None  # power cap below TDP (gpu.tdp_w is already the cap when set)
 
     @property
     def gpus(self) -> int:
