@@ -14,9 +14,8 @@ from typing import Any
 
 from django.db import models
 
-from catalog.models import (
+from catalog.model_base import (
     CatalogEntry,
-    Gpu,
     PriceKind,
     _check_between,
     _check_order,
@@ -116,7 +115,7 @@ class CloudPrice(CatalogEntry):
     """One provider's rental price for one catalog GPU, per GPU-hour, or a row saying none is published."""
 
     gpu = models.ForeignKey(
-        Gpu,
+        "catalog.Gpu",
         on_delete=models.CASCADE,
         related_name="cloud_prices",
         verbose_name="GPU",

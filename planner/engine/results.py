@@ -268,9 +268,13 @@ class PowerSection(TypedDict):
 
 class CapexBreakdownUsd(TypedDict):
     servers: float
-    network: float
+    network: float  # scale-out fabric
     storage: float
     facility: float
+    frontend_network: float  # front-end / storage network
+    management_network: float  # out-of-band management network
+    spares: float  # spare nodes
+    installation: float
 
 
 class OpexBreakdownUsdPerYear(TypedDict):
@@ -278,6 +282,7 @@ class OpexBreakdownUsdPerYear(TypedDict):
     colocation: float
     maintenance: float
     staff: float
+    software: float  # licences and support per GPU-year
 
 
 class CostYear(TypedDict):
@@ -285,6 +290,9 @@ class CostYear(TypedDict):
     capex_usd: float
     opex_usd: float
     cumulative_usd: float
+    depreciation_usd: float  # straight line: (capex - residual value) x share of the year / life
+    book_value_usd: float  # capex less the depreciation so far, at the year's end
+    residual_usd: float  # resale value credited in the last year (economics.residual_value_fraction)
 
 
 class OwnVsRent(TypedDict):
@@ -310,6 +318,9 @@ class TcoSection(TypedDict):
     rent_usd_over_life: float
     yearly: list[CostYear]
     breakeven_month: int | None  # None when renting stays cheaper over the whole life
+    spare_nodes: int  # spare nodes bought (capex_breakdown_usd.spares)
+    residual_value_usd: float  # hardware capex x economics.residual_value_fraction, credited at the end
+    staff_fte: float  # operations staff counted in opex_breakdown_usd_per_year.staff
     monthly_own_vs_rent: OwnVsRent
     warnings: list[str]
     npv_usd: NotRequired[float]  # only with economics.discount_rate > 0
@@ -328,9 +339,23 @@ class CostSection(TcoSection):
     cloud_run_cost_usd_high: NotRequired[float]
 
 
+class StorageSection(TypedDict):
+    """Shared storage: typed, or sized from the workload (checkpoints kept + dataset) with the write rate a
+    checkpoint needs to finish in the goodput model's checkpoint write time."""
+
+    tb: float
+    sized_from: str  # "input" | "workload" | "none"
+    checkpoint_tb: float | None
+    checkpoints_kept: int | None
+    dataset_tb: float | None
+    write_gbs: float | None  # checkpoint size / checkpoint write time, GB/s
+    source: str
+
+
 class FacilitySections(TypedDict):
     network: NetworkSection
     power: PowerSection
+    storage: NotRequired[StorageSection]
     cost: NotRequired[CostSection]
 
 
@@ -354,6 +379,7 @@ class EstimateResult(TypedDict):
     parallelism: NotRequired[TrainingParallelismSection | InferenceParallelismSection]
     memory: NotRequired[MemorySection]
     time: NotRequired[TimeSection | None]
+    storage: NotRequired[StorageSection]
     # The serving model's section (inference/continuous.py and the roofline's InferenceSection) is still
     # growing; it is typed here once it settles.
     inference: NotRequired[dict[str, Any]]

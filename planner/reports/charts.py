@@ -61,15 +61,20 @@ POWER_PARTS = (
 )
 CAPEX_PARTS = (
     ("servers", "Servers"),
-    ("network", "Network"),
+    ("network", "Scale-out network"),
     ("storage", "Storage"),
     ("facility", "Facility fit-out"),
+    ("frontend_network", "Front-end / storage network"),
+    ("management_network", "Management network"),
+    ("spares", "Spare servers"),
+    ("installation", "Installation"),
 )
 OPEX_PARTS = (
     ("energy", "Energy"),
     ("colocation", "Colocation"),
     ("maintenance", "Maintenance"),
     ("staff", "Staff"),
+    ("software", "Software licences"),
 )
 
 
@@ -216,10 +221,14 @@ def tco_category_chart(output: EstimateResult) -> dict[str, Any] | None:
     data = []
     for i, (key, name) in enumerate(CAPEX_PARTS):
         if capex.get(key):
-            data.append(_money_bar(name, ["Capex (once)"], [capex[key]], PALETTE[i]))
+            data.append(_money_bar(name, ["Capex (once)"], [capex[key]], PALETTE[i % len(PALETTE)]))
     for i, (key, name) in enumerate(OPEX_PARTS):
         if opex.get(key):
-            data.append(_money_bar(name, ["Opex (per year)"], [opex[key]], PALETTE[4 + i]))
+            data.append(
+                _money_bar(
+                    name, ["Opex (per year)"], [opex[key]], PALETTE[(len(CAPEX_PARTS) + i) % len(PALETTE)]
+                )
+            )
     tco = cost.get("tco_usd")
     years = cost.get("yearly")
     life = f" over {len(years)} years" if isinstance(years, list) and years else ""
@@ -422,7 +431,7 @@ def comparison_charts(names: list[str], outputs: list[EstimateResult]) -> list[d
     if any(capex):
         title = "Capex by category"
         data = [
-            _money_bar(name, names, [c.get(key) for c in capex], PALETTE[i])
+            _money_bar(name, names, [c.get(key) for c in capex], PALETTE[i % len(PALETTE)])
             for i, (key, name) in enumerate(CAPEX_PARTS)
             if any(c.get(key) for c in capex)
         ]

@@ -457,11 +457,30 @@ def grouped(columns: Iterable[Column]) -> list[tuple[str, list[Column]]]:
 
 
 #: The engine's network bill of materials (output["network"]["bom"] rows).
+IN_THE_SERVER = "priced in the server"
+
+
+def _bom_price(key: str) -> Callable[[dict[str, Any]], Any]:
+    """A network BOM price, or "priced in the server" for a line the server price already covers (the engine
+    prices it at 0 and says so in its note), so the page never shows $0 for a NIC."""
+
+    def getter(row: dict[str, Any]) -> Any:
+        if IN_THE_SERVER in str(row.get("note") or "") and not row.get(key):
+            return IN_THE_SERVER
+        return row.get(key)
+
+    return getter
+
+
+def _usd_or_text(value: Any) -> str:
+    return value if isinstance(value, str) else f.usd(value)
+
+
 NETWORK_BOM_COLUMNS: tuple[Column, ...] = (
     Column("item", "Item", network_bom_value(lambda b: b["item"])),
     Column("quantity", "Quantity", network_bom_value(lambda b: b["quantity"]), _int),
-    Column("unit_usd", "Unit price", network_bom_value(lambda b: b["unit_usd"]), f.usd, "USD"),
-    Column("total_usd", "Extended price", network_bom_value(lambda b: b["total_usd"]), f.usd, "USD"),
+    Column("unit_usd", "Unit price", _bom_price("unit_usd"), _usd_or_text, "USD"),
+    Column("total_usd", "Extended price", _bom_price("total_usd"), _usd_or_text, "USD"),
     Column("unit_power_w", "Unit power", network_bom_value(lambda b: b["unit_power_w"]), _int, "W"),
 )
 
@@ -481,6 +500,16 @@ YEARLY_COLUMNS: tuple[Column, ...] = (
     Column("capex_usd", "Capex", year_value(lambda y: y["capex_usd"]), f.usd, "USD"),
     Column("opex_usd", "Opex", year_value(lambda y: y["opex_usd"]), f.usd, "USD"),
     Column("cumulative_usd", "Cumulative", year_value(lambda y: y["cumulative_usd"]), f.usd, "USD"),
+    Column(
+        "depreciation_usd",
+        "Depreciation (straight line)",
+        year_value(lambda y: y["depreciation_usd"]),
+        f.usd,
+        "USD",
+    ),
+    Column(
+        "book_value_usd", "Book value at year end", year_value(lambda y: y["book_value_usd"]), f.usd, "USD"
+    ),
 )
 
 
@@ -966,6 +995,7 @@ PAYLOAD_INPUT_ROWS: tuple[Column, ...] = (
 
 #: The bill of materials for procurement (rows from `planner.reports.procurement.procurement_bom`).
 PROCUREMENT_BOM_COLUMNS: tuple[Column, ...] = (
+    Column("cost", "Capex or opex", procurement_value(lambda b: b["cost"])),
     Column("category", "Category", procurement_value(lambda b: b["category"])),
     Column("item", "Item", procurement_value(lambda b: b["item"])),
     Column("detail", "Detail", procurement_value(lambda b: b["detail"])),

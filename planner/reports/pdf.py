@@ -189,6 +189,7 @@ def scenario_document(
         opex_parts=_parts(output.get("cost", {}).get("opex_breakdown_usd_per_year"), chart_specs.OPEX_PARTS),
         bom=bom,
         bom_total_usd=bom_total_usd(bom),
+        bom_opex_total_usd=bom_total_usd(bom, "opex per year"),
         bom_columns=cols.PROCUREMENT_BOM_COLUMNS,
         yearly_columns=cols.YEARLY_COLUMNS,
         sensitivity=sensitivity_table(payload=result.input_payload, output=output),

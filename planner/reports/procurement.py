@@ -41,6 +41,7 @@ IN_SERVER_PRICE = "in the server price"
 class ProcurementLine(TypedDict):
     """One line of the procurement bill of materials (`columns.PROCUREMENT_BOM_COLUMNS`)."""
 
+    cost: str  # "capex" or "opex per year"
     category: str
     item: str
     detail: str
@@ -65,8 +66,10 @@ def _line(
     basis: str = "",
     price_date: str = "",
     source: str = "",
+    cost: str = "capex",
 ) -> ProcurementLine:
     return {
+        "cost": cost,
         "category": category,
         "item": item,
         "detail": detail,
@@ -282,10 +285,120 @@ def _facility_lines(result: ScenarioResult, scenario: Scenario) -> list[Procurem
     return lines
 
 
+#: Capex lines beyond servers, scale-out fabric, storage and facility (engine capex_breakdown_usd key, category,
+#: item, the engine assumption that priced it, the unit).
+EXTRA_CAPEX_LINES = (
+    (
+        "frontend_network",
+        "Other networks",
+        "Front-end / storage network",
+        "tco.frontend_network_usd_per_node",
+        "server",
+    ),
+    (
+        "management_network",
+        "Other networks",
+        "Management network",
+        "tco.management_network_usd_per_node",
+        "server",
+    ),
+    ("spares", "Compute", "Spare servers", "tco.nodes_per_spare", "server"),
+    ("installation", "Services", "Installation, cabling and acceptance", "tco.installation_fraction", ""),
+)
+#: Opex lines per year (engine opex_breakdown_usd_per_year key, item, the assumption that priced it).
+OPEX_LINES = (
+    ("energy", "Electricity", "economics.electricity_usd_per_kwh"),
+    ("colocation", "Colocation (space, power and cooling)", ""),
+    ("maintenance", "Hardware maintenance and support", "tco.maintenance_fraction_per_year"),
+    ("software", "Software licences and support (NVIDIA AI Enterprise)", "tco.software_usd_per_gpu_year"),
+    ("staff", "Operations staff", "tco.staff_usd_per_year"),
+)
+UNSOURCED = "NOT SOURCED: planning assumption"
+
+
+def _extra_capex_lines(result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
+    output = result.output
+    capex = dig(output, "cost", "capex_breakdown_usd") or {}
+    lines = []
+    for key, category, item, assumption, unit in EXTRA_CAPEX_LINES:
+        total = capex.get(key)
+        if not total:
+            continue
+        priced = _assumption(output, assumption)
+        if key == "spares":
+            quantity = dig(output, "cost", "spare_nodes")
+            unit_usd = dig(result.input_payload, "economics", "gpu_server_usd")
+        elif key == "installation":
+            quantity, unit_usd = None, None
+        else:
+            quantity, unit_usd = scenario.nodes, priced.get("value")
+        lines.append(
+            _line(
+                category,
+                item,
+                f"{priced.get('value')} {priced.get('unit', '')}".strip() if key == "installation" else "",
+                quantity=quantity,
+                unit=unit,
+                unit_usd=unit_usd,
+                total_usd=total,
+                basis=priced.get("source", ""),
+            )
+        )
+    return lines
+
+
+def _opex_lines(result: ScenarioResult) -> list[dict[str, Any]]:
+    output = result.output
+    opex = dig(output, "cost", "opex_breakdown_usd_per_year") or {}
+    lines = []
+    for key, item, assumption in OPEX_LINES:
+        total = opex.get(key)
+        if not total:
+            continue
+        priced = _assumption(output, assumption) if assumption else {}
+        detail = ""
+        if key == "staff":
+            detail = f"{f.number(dig(output, 'cost', 'staff_fte'))} FTE"
+        elif key == "energy":
+            detail = f"{f.number(dig(output, 'cost', 'billed_energy_mwh_per_year'))} MWh per year"
+        lines.append(
+            _line(
+                "Opex per year",
+                item,
+                detail,
+                unit="year",
+                unit_usd=priced.get("value") if key in {"software"} else None,
+                total_usd=total,
+                basis=priced.get(
+                    "source", "colocation rate (see the facility lines)" if key == "colocation" else ""
+                ),
+                cost="opex per year",
+            )
+        )
+    return lines
+
+
+def _mark_unsourced(lines: list[dict[str, Any]]) -> None:
+    """A priced line with neither a price basis nor a source says so (issue 15: no unsourced line unmarked)."""
+    for line in lines:
+        priced = isinstance(line.get("total_usd"), int | float) and line["total_usd"] > 0
+        if priced and not str(line.get("basis") or "").strip() and not str(line.get("source") or "").strip():
+            line["basis"] = UNSOURCED
+
+
 def procurement_bom(*, result: ScenarioResult, scenario: Scenario) -> list[ProcurementLine]:
-    """Every line of the bill of materials, in procurement order (compute, network, storage, facility)."""
-    output: EstimateResult = result.output
-    lines: list[ProcurementLine] = []
+    """Every line of the bill of materials, in procurement order (compute, network, storage, facility, other
+    capex, then opex per year). Capex lines add up to the engine's capex, opex lines to its opex per year."""
+    lines = _capex_lines(result=result, scenario=scenario)
+    lines.extend(_extra_capex_lines(result, scenario))
+    lines.extend(_opex_lines(result))
+    _mark_unsourced(lines)
+    return lines
+
+
+def _capex_lines(*, result: ScenarioResult, scenario: Scenario) -> list[dict[str, Any]]:
+    output = result.output
+    lines: list[dict[str, Any]] = []
     for row in hardware_bom(result=result, scenario=scenario):
         item = row["item"]
         if item == SERVERS_ROW:
@@ -311,6 +424,11 @@ def procurement_bom(*, result: ScenarioResult, scenario: Scenario) -> list[Procu
     return lines
 
 
-def bom_total_usd(lines: list[ProcurementLine]) -> float:
-    """The sum of the extended prices (lines priced inside another line have none)."""
-    return sum(line["total_usd"] for line in lines if isinstance(line.get("total_usd"), int | float))
+def bom_total_usd(lines: list[ProcurementLine], cost: str = "capex") -> float:
+    """The sum of the extended prices of one kind of line ("capex", or "opex per year"); lines priced inside
+    another line have none."""
+    return sum(
+        line["total_usd"]
+        for line in lines
+        if line.get("cost", "capex") == cost and isinstance(line.get("total_usd"), int | float)
+    )

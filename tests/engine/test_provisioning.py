@@ -66,7 +66,7 @@ def test_redundancy_sizes_feeds_ups_and_generators():
 
 
 def test_a_gpu_no_system_carries_is_provisioned_by_the_fit_over_the_dgx_systems():
-    assert power.NAMEPLATE_PER_TDP == pytest.approx(192.32 / 105.6)
+    assert pytest.approx(192.32 / 105.6) == power.NAMEPLATE_PER_TDP
     inputs = power.PowerInputs(nodes=2, gpus_per_node=8, gpu_tdp_w=350.0)  # 8 x L40S
     assert power.node_peak_power_w(inputs) == pytest.approx(8 * 350.0 * 192.32 / 105.6)
 
@@ -100,3 +100,14 @@ def test_a_power_cap_outside_the_known_range_is_refused(limit, words):
         api.estimate(payload)
     assert err.value.problems[0].path == "cluster.gpu_power_limit_w"
     assert words in err.value.problems[0].message
+
+
+def test_a_run_longer_than_the_hardware_life_is_warned_in_the_result():
+    payload = copy.deepcopy(EIGHT_DGX_H100)
+    payload["economics"] = {"gpu_server_usd": 300_000, "cloud_usd_per_gpu_hour": 3.0}
+    days = api.estimate(payload)["time"]["days"]
+    payload["economics"]["years"] = round(days / 365.25 / 2, 3)  # a life half as long as the run
+    warnings = api.estimate(payload)["warnings"]
+    assert any("longer than the hardware's" in w for w in warnings), warnings
+    payload["economics"]["years"] = 5
+    assert not any("longer than the hardware's" in w for w in api.estimate(payload)["warnings"])

@@ -54,15 +54,26 @@ def test_one_node_tco_adds_up_by_hand():
     result = estimate_tco(ONE_NODE, econ(), AIR)
     out = result.as_dict()
     facility_capex = 1750.0 * 10.2  # air cooling midpoint USD per kW x peak kW
-    capex = 300_000 + 10_000 + 50 * 200 + facility_capex
+    hardware = 300_000 + 10_000 + 50 * 200
+    spares = 300_000  # one spare node (at least one; one per 32 nodes)
+    frontend = 1_560 + 2 * 700 + 100  # a 400G switch port, two optics and a trunk per node
+    management = 31_250 / 40 + 35 + 1_000 / 48
+    installation = 0.02 * (hardware + spares + frontend + management)
+    capex = hardware + facility_capex + spares + frontend + management + installation
     energy = 6741.0 * 1.2 * (0.8 + 0.2 * 0.3) * HOURS_PER_YEAR / 1000 * 0.08
-    maintenance = 0.05 * (300_000 + 10_000 + 50 * 200)
+    maintenance = 0.05 * hardware
+    staff = 3.8 * 10.2 / 1000 * 95_360  # FTE per MW x MW of IT nameplate x salary
+    opex = energy + maintenance + staff  # no software: the GPU's vendor is not NVIDIA here
     assert out["capex_usd"] == pytest.approx(capex)
     assert out["capex_breakdown_usd"]["facility"] == pytest.approx(facility_capex)
+    assert out["capex_breakdown_usd"]["installation"] == pytest.approx(installation)
+    assert out["spare_nodes"] == 1
     assert out["opex_breakdown_usd_per_year"]["energy"] == pytest.approx(energy)
     assert out["opex_breakdown_usd_per_year"]["maintenance"] == pytest.approx(maintenance)
-    assert out["opex_usd_per_year"] == pytest.approx(energy + maintenance)
-    assert out["tco_usd"] == pytest.approx(capex + 4 * (energy + maintenance))
+    assert out["opex_breakdown_usd_per_year"]["staff"] == pytest.approx(staff)
+    assert out["opex_breakdown_usd_per_year"]["software"] == 0
+    assert out["opex_usd_per_year"] == pytest.approx(opex)
+    assert out["tco_usd"] == pytest.approx(capex + 4 * opex)
     assert out["usd_per_gpu_hour"] == pytest.approx(out["tco_usd"] / (8 * 4 * HOURS_PER_YEAR * 0.8))
     assert FACILITY_SCOPE_WARNING in out["warnings"]
 
@@ -101,7 +112,7 @@ def test_yearly_rows_put_capex_in_year_one_and_sum_to_the_tco():
 
 
 def test_breakeven_month_is_where_the_own_and_rent_curves_cross():
-    out = estimate_tco(ONE_NODE, econ(), AIR).as_dict()
+    out = estimate_tco(ONE_NODE, econ(nodes_per_spare=0), AIR).as_dict()
     month = out["breakeven_month"]
     curves = out["monthly_own_vs_rent"]
     own, rent = curves["own_cumulative_usd"], curves["rent_cumulative_usd"]
@@ -133,9 +144,18 @@ def test_explicit_facility_capex_per_kw_replaces_the_cooling_default():
 
 
 def test_staff_cost_is_yearly_opex():
-    base = estimate_tco(ONE_NODE, econ(), AIR)
+    base = estimate_tco(ONE_NODE, econ(staff_usd_per_year=0.0), AIR)
     staffed = estimate_tco(ONE_NODE, econ(staff_usd_per_year=50_000.0), AIR)
     assert staffed.opex_usd_per_year - base.opex_usd_per_year == pytest.approx(50_000.0)
+    assert staffed.assumptions["tco.staff_usd_per_year"]["source"] == "input"
+
+
+def test_nvidia_gpus_pay_the_ai_enterprise_licence_per_gpu_year():
+    nvidia = TcoInputs(**{**ONE_NODE.__dict__, "gpu_vendor": "NVIDIA"})
+    out = estimate_tco(nvidia, econ(), AIR).as_dict()
+    assert out["opex_breakdown_usd_per_year"]["software"] == pytest.approx(8 * 4_500)
+    amd = TcoInputs(**{**ONE_NODE.__dict__, "gpu_vendor": "AMD"})
+    assert estimate_tco(amd, econ(), AIR).as_dict()["opex_breakdown_usd_per_year"]["software"] == 0
 
 
 def test_it_rejects_zero_utilisation_naming_the_field():
@@ -186,3 +206,35 @@ def test_random_valid_inputs_give_finite_non_negative_costs(
     )
     assert all(math.isfinite(v) and v >= 0 for v in numbers)
     assert out["yearly"][-1]["cumulative_usd"] == pytest.approx(out["tco_usd"], rel=1e-9)
+
+
+def test_depreciation_is_straight_line_to_the_residual_value_and_the_book_value_ends_there():
+    result = estimate_tco(ONE_NODE, econ(residual_value_fraction=0.1), AIR)
+    out = result.as_dict()
+    hardware = 300_000 + 10_000 + 50 * 200
+    assert out["residual_value_usd"] == pytest.approx(0.1 * hardware)
+    rows = out["yearly"]
+    assert sum(row["depreciation_usd"] for row in rows) == pytest.approx(out["capex_usd"] - 0.1 * hardware)
+    assert rows[-1]["book_value_usd"] == pytest.approx(0.1 * hardware)
+    assert rows[-1]["residual_usd"] == pytest.approx(0.1 * hardware)
+    flat = estimate_tco(ONE_NODE, econ(), AIR).as_dict()
+    assert out["tco_usd"] == pytest.approx(flat["tco_usd"] - 0.1 * hardware)
+
+
+def test_energy_and_price_escalation_grow_each_years_opex():
+    flat = estimate_tco(ONE_NODE, econ(), AIR).as_dict()
+    result = estimate_tco(
+        ONE_NODE, econ(energy_escalation_per_year=0.03, price_escalation_per_year=0.02), AIR
+    )
+    out = result.as_dict()
+    energy, other = (
+        flat["opex_breakdown_usd_per_year"]["energy"],
+        flat["opex_usd_per_year"] - flat["opex_breakdown_usd_per_year"]["energy"],
+    )
+    for row in out["yearly"]:
+        y = row["year"]
+        assert row["opex_usd"] == pytest.approx(energy * 1.03 ** (y - 1) + other * 1.02 ** (y - 1))
+    assert out["tco_usd"] == pytest.approx(out["capex_usd"] + sum(row["opex_usd"] for row in out["yearly"]))
+    assert out["tco_usd"] > flat["tco_usd"]
+    curves = out["monthly_own_vs_rent"]
+    assert curves["own_cumulative_usd"][-1] == pytest.approx(out["tco_usd"])

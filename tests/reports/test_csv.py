@@ -67,7 +67,23 @@ def test_bom_csv_lists_every_line_and_its_extended_prices_add_up_to_the_engines_
     result = alice_scenario.latest_result
     lines = procurement_bom(result=result, scenario=alice_scenario)
     assert list(frame["Item"]) == [line["item"] for line in lines]
-    assert frame["Extended price (USD)"].sum() == pytest.approx(result.output["cost"]["capex_usd"], rel=1e-12)
+    capex_lines = frame[frame["Capex or opex"] == "capex"]
+    opex_lines = frame[frame["Capex or opex"] == "opex per year"]
+    assert capex_lines["Extended price (USD)"].sum() == pytest.approx(
+        result.output["cost"]["capex_usd"], rel=1e-12
+    )
+    assert opex_lines["Extended price (USD)"].sum() == pytest.approx(
+        result.output["cost"]["opex_usd_per_year"], rel=1e-12
+    )
+    assert {"Operations staff", "Electricity", "Software licences and support (NVIDIA AI Enterprise)"} <= set(
+        opex_lines["Item"]
+    )
+    assert {"Front-end / storage network", "Management network", "Spare servers", "Storage"} <= set(
+        capex_lines["Item"]
+    )
+    # No priced line is left without a price basis or a source (unsourced ones are marked as such).
+    priced = frame[frame["Extended price (USD)"].fillna(0) > 0]
+    assert not priced[priced["Price basis"].fillna("").eq("") & priced["Source"].fillna("").eq("")].shape[0]
     network = {row["item"]: row for row in result.output["network"]["bom"]}
     for _, row in frame[frame["Category"] == "Network"].iterrows():
         key = row["Item"] if row["Item"] in network else row["Item"][0].lower() + row["Item"][1:]

@@ -69,8 +69,13 @@ def test_scenario_pdf_has_every_section_the_bom_and_the_sensitivity_table(
         assert heading in text, heading
     result = alice_scenario.latest_result
     lines = procurement_bom(result=result, scenario=alice_scenario)
-    assert flat(f"Total of the extended prices {f.usd(bom_total_usd(lines))}") in text
+    assert flat(f"Capex: total of the extended prices {f.usd(bom_total_usd(lines))}") in text
     assert flat(f"Capex in the TCO (engine) {f.usd(result.output['cost']['capex_usd'])}") in text
+    opex_total = bom_total_usd(lines, "opex per year")
+    assert opex_total == pytest.approx(result.output["cost"]["opex_usd_per_year"])
+    assert flat(f"Opex per year: total of the extended prices {f.usd(opex_total)}") in text
+    # The bill of materials comes right after the summary page, before the inputs.
+    assert text.index("Bill of materials") < text.index("Inputs")
     for item in (
         "Servers",
         "GPUs",

@@ -12,7 +12,60 @@ from typing import Any
 
 from planner.engine.facility import network, power, tco
 from planner.engine.inputs.scenario import Scenario
-from planner.engine.results import CostSection, FacilitySections, TcoSection
+from planner.engine.inputs.units import DAY, TB, YEAR
+from planner.engine.results import CostSection, FacilitySections, StorageSection, TcoSection
+from planner.engine.transformer.params import total_params
+
+#: Bytes per parameter in a training checkpoint: BF16 weights (2) + FP32 master weights, Adam momentum and
+#: variance (4 + 4 + 4). Mixed-precision Adam holds 16 bytes per parameter, 2 of them gradients that are not
+#: saved (Rajbhandari et al., ZeRO, arXiv:1910.02054, section 3.1).
+CHECKPOINT_BYTES_PER_PARAM = 14.0
+#: Checkpoints kept on shared storage: the latest three. Planning assumption, not sourced.
+CHECKPOINTS_KEPT = 3
+#: Tokenised dataset bytes per token: int32 token ids (vocabularies above 65,536 do not fit uint16).
+DATASET_BYTES_PER_TOKEN = 4.0
+STORAGE_SIZING_SOURCE = (
+    "checkpoint = parameters x 14 bytes (BF16 weights + FP32 master, Adam moments; ZeRO, arXiv:1910.02054) x 3 "
+    "kept (planning assumption) + dataset = tokens x 4 bytes (int32 ids); write rate = one checkpoint in the "
+    "goodput model's checkpoint write time"
+)
+
+
+def storage_plan(sc: Scenario) -> StorageSection:
+    """Shared storage: the typed size, else sized from a training workload, else none."""
+    c = sc.cluster
+    if c.storage_tb is not None:
+        return {
+            "tb": c.storage_tb,
+            "sized_from": "input",
+            "checkpoint_tb": None,
+            "checkpoints_kept": None,
+            "dataset_tb": None,
+            "write_gbs": None,
+            "source": "input",
+        }
+    if sc.kind != "training" or sc.model is None:
+        return {
+            "tb": 0.0,
+            "sized_from": "none",
+            "checkpoint_tb": None,
+            "checkpoints_kept": None,
+            "dataset_tb": None,
+            "write_gbs": None,
+            "source": "no training checkpoints to keep; type cluster.storage_tb for datasets or models",
+        }
+    checkpoint_bytes = total_params(sc.model) * CHECKPOINT_BYTES_PER_PARAM
+    dataset_bytes = (sc.tokens or 0.0) * DATASET_BYTES_PER_TOKEN
+    write_s = sc.goodput.checkpoint_write_s
+    return {
+        "tb": (checkpoint_bytes * CHECKPOINTS_KEPT + dataset_bytes) / TB,
+        "sized_from": "workload",
+        "checkpoint_tb": checkpoint_bytes / TB,
+        "checkpoints_kept": CHECKPOINTS_KEPT,
+        "dataset_tb": dataset_bytes / TB,
+        "write_gbs": checkpoint_bytes / write_s / 1e9 if write_s > 0 else None,
+        "source": STORAGE_SIZING_SOURCE,
+    }
 
 
 def facility_sections(
@@ -27,8 +80,10 @@ def facility_sections(
     the run's energy and cost, `time_band` (low, high run time) their range."""
     c = sc.cluster
     plan = network.plan_network(endpoints=c.gpus, gpus_per_node=c.gpus_per_node, spec=c.network)
+    storage = storage_plan(sc)
+    storage_tb = storage["tb"]
     storage_w = power.storage_power_w(
-        c.storage_tb,
+        storage_tb,
         c.storage_power_w_per_tb
         if c.storage_power_w_per_tb is not None
         else power.STORAGE_POWER_W_PER_TB_DEFAULT,
@@ -52,7 +107,11 @@ def facility_sections(
     if econ is not None and c.storage_usd_per_tb is not None:
         econ = replace(econ, storage_usd_per_tb=c.storage_usd_per_tb)
     grid = econ.grid_kgco2_per_kwh if econ is not None else None
-    out: FacilitySections = {"network": plan.as_dict(), "power": pres.as_dict(run_time_s, grid)}
+    out: FacilitySections = {
+        "network": plan.as_dict(),
+        "power": pres.as_dict(run_time_s, grid),
+        "storage": storage,
+    }
     warnings.extend(plan.warnings)
     warnings.extend(pres.warnings)
     assumptions.update(plan.assumptions)
@@ -63,20 +122,32 @@ def facility_sections(
                 nodes=c.nodes,
                 gpus=c.gpus,
                 network_capex_usd=plan.capex_usd,
-                storage_tb=c.storage_tb,
+                storage_tb=storage_tb,
                 it_power_w=pres.it_power_w,
                 facility_power_w=pres.facility_power_w,
                 run_time_s=run_time_s,
                 peak_it_power_w=pres.peak_it_power_w,
+                gpu_vendor=c.gpu.vendor or c.gpu.name,
             ),
             econ,
             c.cooling,
         )
         cost = result.as_dict()
         warnings.extend(result.warnings)
+        warnings.extend(outlasts_life_warnings(run_time_s, econ.years))
         assumptions.update(result.assumptions)
         out["cost"] = _cost_ranges(cost, run_time_s, time_band)
     return out
+
+
+def outlasts_life_warnings(run_time_s: float | None, years: float) -> list[str]:
+    """A run longer than the hardware's costed life: the plan is costed over `years`, the run needs more."""
+    if run_time_s is None or run_time_s <= years * YEAR:
+        return []
+    return [
+        f"the run takes {run_time_s / DAY:,.0f} days, longer than the hardware's {years:g}-year life it is costed "
+        "over: the TCO covers those years only, and the cluster would need replacing or extending mid-run"
+    ]
 
 
 def _cost_ranges(

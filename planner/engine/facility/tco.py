@@ -42,8 +42,60 @@ COLOCATION_USD_PER_KW_MONTH_NA_2024H2 = 184.06
 COLOCATION_SOURCE = "catalog economics.csv colo_na_2024h2 (CBRE, NA 2024-H2 average asking rate)"
 #: Hardware maintenance/support per year as a share of hardware capex. Planning assumption, not sourced.
 MAINTENANCE_FRACTION_PER_YEAR_DEFAULT = 0.05
-#: Storage capex per TB. The catalog has no storage rows. Planning assumption, not sourced.
-STORAGE_USD_PER_TB_DEFAULT = 300.0
+#: Storage capex per usable TB: an all-flash parallel file system, ESTIMATE (catalog prices.csv
+#: price_storage_pfs_flash): 2 x raw enterprise NVMe at USD 80-150 per TB (manishklach.github.io, 2026).
+STORAGE_USD_PER_TB_DEFAULT = 230.0
+STORAGE_SOURCE = (
+    "ESTIMATE (catalog prices.csv price_storage_pfs_flash): ratio to the nearest priced part, 2 x raw enterprise "
+    "NVMe USD 80-150 per TB (https://manishklach.github.io/writings/storage-geometry-100k-gpu-cluster-nand-demand"
+    ".html) for servers and data protection"
+)
+#: NVIDIA AI Enterprise: USD 4,500 per GPU per year, list (NVIDIA Q3 FY2024 earnings call; prices.csv price_nvaie).
+#: Charged for NVIDIA GPUs only unless given.
+SOFTWARE_USD_PER_GPU_YEAR_NVIDIA = 4_500.0
+SOFTWARE_SOURCE = (
+    "list price (catalog prices.csv price_nvaie): NVIDIA AI Enterprise USD 4,500 per GPU-year, NVIDIA Q3 FY2024 "
+    "earnings call (https://insidermonkey.com/blog/nvidia-corporation-nasdaqnvda-q3-2024-earnings-call-transcript"
+    "-1227317/5); 0 for other vendors' GPUs"
+)
+#: Installation, rack-and-stack, cabling and acceptance: 2% of hardware capex, ESTIMATE (prices.csv
+#: price_installation: planning ratio, no public figure found).
+INSTALLATION_FRACTION_DEFAULT = 0.02
+INSTALLATION_SOURCE = (
+    "ESTIMATE (catalog prices.csv price_installation): planning ratio, no public figure found"
+)
+#: Spares: one spare node per 32 nodes, the NVIDIA DGX SuperPOD scalable unit (interconnects.csv
+#: topo_rail_optimized: SU = 32 nodes); ESTIMATE of the spares policy, at least one spare node.
+NODES_PER_SPARE_DEFAULT = 32.0
+SPARES_SOURCE = (
+    "ESTIMATE: one spare node per 32-node scalable unit (NVIDIA DGX SuperPOD SU, catalog topo_rail_optimized), "
+    "at least one; set economics.nodes_per_spare to 0 for none"
+)
+#: Front-end / storage network per node: one 400G switch port (QM9700 estimate / 64 = USD 1,560), two 400G
+#: transceivers (USD 700 street each) and one MPO trunk (USD 100 street): ESTIMATE from catalog part prices.
+FRONTEND_USD_PER_NODE_DEFAULT = 1_560.0 + 2 * 700.0 + 100.0
+FRONTEND_SOURCE = (
+    "ESTIMATE from catalog part prices: one 400G switch port (price_nvidia_qm9700 / 64 = USD 1,560, estimate) + "
+    "2 x 400G transceiver (price_xcvr_osfp_400g, USD 700 street) + 1 MPO trunk (price_cable_mpo_trunk, USD 100)"
+)
+#: Management (out-of-band) network per node: one port at the cheapest catalog switch's per-port price
+#: (QM8700 estimate / 40 = USD 781), an LC patch cable (USD 35) and a 48-port patch panel share (USD 1,000 / 48).
+MANAGEMENT_USD_PER_NODE_DEFAULT = 31_250.0 / 40 + 35.0 + 1_000.0 / 48
+MANAGEMENT_SOURCE = (
+    "ESTIMATE from catalog part prices: one port at the cheapest catalog switch's per-port price "
+    "(price_nvidia_qm8700 / 40 = USD 781, an upper bound for a 1/10GbE port) + LC patch cable (USD 35 street) + "
+    "a 48-port patch panel share (USD 1,000 / 48)"
+)
+#: Operations staff: 3.8 FTE per MW of IT nameplate (prices.csv price_staff_per_mw: 8-15 staff for 1-5 MW,
+#: broadstaffglobal.com) at USD 95,360 per FTE-year (US BLS median pay of network and computer systems
+#: administrators, 2023; prices.csv price_staff_fte).
+STAFF_FTE_PER_MW_DEFAULT = 3.8
+STAFF_USD_PER_FTE_YEAR_DEFAULT = 95_360.0
+STAFF_SOURCE = (
+    "ESTIMATE: 3.8 FTE per MW of IT nameplate (8-15 staff for 1-5 MW facilities, https://broadstaffglobal.com/"
+    "?p=227122) x USD 95,360 per FTE-year (US BLS median pay, network and computer systems administrators, 2023, "
+    "https://www.bls.gov/ooh/computer-and-information-technology/network-and-computer-systems-administrators.htm)"
+)
 #: Draw of idle hours as a share of the running draw. Planning assumption, not sourced.
 IDLE_POWER_FRACTION_DEFAULT = 0.3
 FACILITY_SCOPE_WARNING = (
@@ -63,10 +115,20 @@ class EconomicsSpec:
     colocation_usd_per_kw_month: float | None = None  # None = own facility
     facility_capex_usd_per_kw: float | None = None  # None = the cooling technology's capex per kW
     maintenance_fraction_per_year: float = MAINTENANCE_FRACTION_PER_YEAR_DEFAULT
-    staff_usd_per_year: float = 0.0
+    staff_usd_per_year: float | None = None  # None: STAFF_FTE_PER_MW x IT nameplate MW x salary
     storage_usd_per_tb: float = STORAGE_USD_PER_TB_DEFAULT
     grid_kgco2_per_kwh: float | None = None
     idle_power_fraction: float = IDLE_POWER_FRACTION_DEFAULT
+    software_usd_per_gpu_year: float | None = None  # None: NVIDIA AI Enterprise for NVIDIA GPUs, else 0
+    installation_fraction: float = INSTALLATION_FRACTION_DEFAULT
+    nodes_per_spare: float = NODES_PER_SPARE_DEFAULT
+    frontend_network_usd_per_node: float = FRONTEND_USD_PER_NODE_DEFAULT
+    management_network_usd_per_node: float = MANAGEMENT_USD_PER_NODE_DEFAULT
+    staff_fte_per_mw: float = STAFF_FTE_PER_MW_DEFAULT
+    staff_usd_per_fte_year: float = STAFF_USD_PER_FTE_YEAR_DEFAULT
+    energy_escalation_per_year: float = 0.0  # electricity price change per year (0.03 = +3%/year)
+    price_escalation_per_year: float = 0.0  # other opex (staff, software, maintenance, colocation) per year
+    residual_value_fraction: float = 0.0  # share of hardware capex recovered by resale at the end of life
 
 
 @dataclass(frozen=True)
@@ -79,6 +141,7 @@ class TcoInputs:
     facility_power_w: float  # average running draw x PUE
     run_time_s: float | None = None
     peak_it_power_w: float | None = None  # provisioned IT power; None = it_power_w
+    gpu_vendor: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,11 +163,28 @@ class TcoResult:
     run_time_s: float | None
     warnings: tuple[str, ...] = ()
     assumptions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    capex_frontend_network_usd: float = 0.0
+    capex_management_network_usd: float = 0.0
+    capex_spares_usd: float = 0.0
+    spare_nodes: int = 0
+    capex_installation_usd: float = 0.0
+    opex_software_usd_per_year: float = 0.0
+    staff_fte: float = 0.0
+    energy_escalation_per_year: float = 0.0
+    price_escalation_per_year: float = 0.0
+    residual_value_usd: float = 0.0
 
     @property
     def capex_usd(self) -> float:
         return (
-            self.capex_servers_usd + self.capex_network_usd + self.capex_storage_usd + self.capex_facility_usd
+            self.capex_servers_usd
+            + self.capex_network_usd
+            + self.capex_storage_usd
+            + self.capex_facility_usd
+            + self.capex_frontend_network_usd
+            + self.capex_management_network_usd
+            + self.capex_spares_usd
+            + self.capex_installation_usd
         )
 
     @property
@@ -114,11 +194,29 @@ class TcoResult:
             + self.opex_colocation_usd_per_year
             + self.opex_maintenance_usd_per_year
             + self.opex_staff_usd_per_year
+            + self.opex_software_usd_per_year
         )
 
     @property
+    def escalates(self) -> bool:
+        return bool(
+            self.energy_escalation_per_year or self.price_escalation_per_year or self.residual_value_usd
+        )
+
+    def opex_in_year(self, year: int) -> float:
+        """Opex of year `year` (1-based), full year: energy x (1 + e)^(year-1) + the rest x (1 + p)^(year-1)."""
+        other = self.opex_usd_per_year - self.opex_energy_usd_per_year
+        return self.opex_energy_usd_per_year * (1.0 + self.energy_escalation_per_year) ** (
+            year - 1
+        ) + other * (1.0 + self.price_escalation_per_year) ** (year - 1)
+
+    @property
     def tco_usd(self) -> float:
-        return total_cost_usd(self.capex_usd, self.opex_usd_per_year, self.years)
+        """capex + opex over the life (escalated year by year) - residual value at the end of life."""
+        if not self.escalates:
+            return total_cost_usd(self.capex_usd, self.opex_usd_per_year, self.years)
+        opex = sum(row["opex_usd"] for row in self.yearly())
+        return self.capex_usd + opex - self.residual_value_usd
 
     @property
     def utilised_gpu_hours(self) -> float:
@@ -130,7 +228,13 @@ class TcoResult:
 
     @property
     def npv_usd(self) -> float:
-        return npv_usd(self.capex_usd, self.opex_usd_per_year, self.years, self.discount_rate)
+        if not self.escalates:
+            return npv_usd(self.capex_usd, self.opex_usd_per_year, self.years, self.discount_rate)
+        rows = self.yearly()
+        total = self.capex_usd + sum(
+            row["opex_usd"] / (1.0 + self.discount_rate) ** row["year"] for row in rows
+        )
+        return total - self.residual_value_usd / (1.0 + self.discount_rate) ** len(rows)
 
     @property
     def run_gpu_hours(self) -> float | None:
@@ -141,14 +245,27 @@ class TcoResult:
         return self.gpus * HOURS_PER_YEAR / MONTHS_PER_YEAR * self.utilization * self.cloud_usd_per_gpu_hour
 
     def monthly_own_vs_rent(self) -> OwnVsRent:
-        """Cumulative cost by month, 0 .. life: own = capex + opex x m/12; rent = utilised GPU-hours x price."""
+        """Cumulative cost by month, 0 .. life: own = capex + opex x m/12 (escalated by year, residual value
+        credited in the last month); rent = utilised GPU-hours x price."""
         months = list(range(life_months(self.years) + 1))
-        own = [self.capex_usd + self.opex_usd_per_year * m / MONTHS_PER_YEAR for m in months]
+        if self.escalates:
+            own, total = [self.capex_usd], self.capex_usd
+            for month in months[1:]:
+                total += self.opex_in_year((month - 1) // MONTHS_PER_YEAR + 1) / MONTHS_PER_YEAR
+                own.append(total - (self.residual_value_usd if month == months[-1] else 0.0))
+        else:
+            own = [self.capex_usd + self.opex_usd_per_year * m / MONTHS_PER_YEAR for m in months]
         rent = [self.rent_usd_per_month * m for m in months]
         return {"month": months, "own_cumulative_usd": own, "rent_cumulative_usd": rent}
 
     @property
     def breakeven_month(self) -> int | None:
+        if self.escalates:
+            curves = self.monthly_own_vs_rent()
+            pairs = zip(
+                curves["month"], curves["own_cumulative_usd"], curves["rent_cumulative_usd"], strict=True
+            )
+            return next((m for m, own, rent in pairs if m >= 1 and own <= rent), None)
         return breakeven_month(
             capex_usd=self.capex_usd,
             opex_usd_per_month=self.opex_usd_per_year / MONTHS_PER_YEAR,
@@ -157,15 +274,33 @@ class TcoResult:
         )
 
     def yearly(self) -> list[CostYear]:
-        """One row per (started) year of life; capex in year 1, opex prorated in a final partial year."""
+        """One row per (started) year of life; capex in year 1, opex escalated and prorated in a final partial
+        year; straight-line depreciation of capex less the residual value, the book value at each year's end,
+        and the residual value credited in the last year."""
         rows: list[CostYear] = []
         cumulative = 0.0
-        for year in range(1, _year_count(self.years) + 1):
+        count = _year_count(self.years)
+        depreciable = self.capex_usd - self.residual_value_usd
+        book = self.capex_usd
+        for year in range(1, count + 1):
             share = min(1.0, self.years - (year - 1))
             capex = self.capex_usd if year == 1 else 0.0
-            opex = self.opex_usd_per_year * share
-            cumulative += capex + opex
-            rows.append({"year": year, "capex_usd": capex, "opex_usd": opex, "cumulative_usd": cumulative})
+            opex = self.opex_in_year(year) * share if self.escalates else self.opex_usd_per_year * share
+            residual = self.residual_value_usd if year == count else 0.0
+            cumulative += capex + opex - residual
+            depreciation = depreciable * share / self.years
+            book -= depreciation
+            rows.append(
+                {
+                    "year": year,
+                    "capex_usd": capex,
+                    "opex_usd": opex,
+                    "cumulative_usd": cumulative,
+                    "depreciation_usd": depreciation,
+                    "book_value_usd": max(book, 0.0),
+                    "residual_usd": residual,
+                }
+            )
         return rows
 
     def as_dict(self) -> TcoSection:
@@ -184,13 +319,21 @@ class TcoResult:
                 "network": self.capex_network_usd,
                 "storage": self.capex_storage_usd,
                 "facility": self.capex_facility_usd,
+                "frontend_network": self.capex_frontend_network_usd,
+                "management_network": self.capex_management_network_usd,
+                "spares": self.capex_spares_usd,
+                "installation": self.capex_installation_usd,
             },
             "opex_breakdown_usd_per_year": {
                 "energy": self.opex_energy_usd_per_year,
                 "colocation": self.opex_colocation_usd_per_year,
                 "maintenance": self.opex_maintenance_usd_per_year,
                 "staff": self.opex_staff_usd_per_year,
+                "software": self.opex_software_usd_per_year,
             },
+            "spare_nodes": self.spare_nodes,
+            "staff_fte": self.staff_fte,
+            "residual_value_usd": self.residual_value_usd,
             "billed_energy_mwh_per_year": self.billed_energy_j_per_year / MWH,
             "utilised_gpu_hours": self.utilised_gpu_hours,
             "rent_usd_over_life": self.rent_usd_per_month * life_months(self.years),
@@ -284,13 +427,24 @@ def _check(inputs: TcoInputs, econ: EconomicsSpec) -> None:
         "cloud_usd_per_gpu_hour",
         "discount_rate",
         "maintenance_fraction_per_year",
-        "staff_usd_per_year",
         "storage_usd_per_tb",
+        "installation_fraction",
+        "nodes_per_spare",
+        "frontend_network_usd_per_node",
+        "management_network_usd_per_node",
+        "staff_fte_per_mw",
+        "staff_usd_per_fte_year",
     )
     for name in nonneg:
         if not getattr(econ, name) >= 0:
             problems.append(Problem(f"{_PATH}.{name}", "must not be negative"))
-    for name in ("colocation_usd_per_kw_month", "facility_capex_usd_per_kw", "grid_kgco2_per_kwh"):
+    for name in (
+        "colocation_usd_per_kw_month",
+        "facility_capex_usd_per_kw",
+        "grid_kgco2_per_kwh",
+        "staff_usd_per_year",
+        "software_usd_per_gpu_year",
+    ):
         value = getattr(econ, name)
         if value is not None and not value >= 0:
             problems.append(Problem(f"{_PATH}.{name}", "must not be negative"))
@@ -323,7 +477,29 @@ def _assumptions(
             NOT_SOURCED,
         ),
         "tco.storage_usd_per_tb": _item(
-            econ.storage_usd_per_tb, STORAGE_USD_PER_TB_DEFAULT, "USD per TB", NOT_SOURCED
+            econ.storage_usd_per_tb, STORAGE_USD_PER_TB_DEFAULT, "USD per TB", STORAGE_SOURCE
+        ),
+        "tco.installation_fraction": _item(
+            econ.installation_fraction,
+            INSTALLATION_FRACTION_DEFAULT,
+            "fraction of hardware capex",
+            INSTALLATION_SOURCE,
+        ),
+        "tco.nodes_per_spare": _item(econ.nodes_per_spare, NODES_PER_SPARE_DEFAULT, "nodes", SPARES_SOURCE),
+        "tco.frontend_network_usd_per_node": _item(
+            econ.frontend_network_usd_per_node, FRONTEND_USD_PER_NODE_DEFAULT, "USD per node", FRONTEND_SOURCE
+        ),
+        "tco.management_network_usd_per_node": _item(
+            econ.management_network_usd_per_node,
+            MANAGEMENT_USD_PER_NODE_DEFAULT,
+            "USD per node",
+            MANAGEMENT_SOURCE,
+        ),
+        "tco.staff_fte_per_mw": _item(
+            econ.staff_fte_per_mw, STAFF_FTE_PER_MW_DEFAULT, "FTE per MW", STAFF_SOURCE
+        ),
+        "tco.staff_usd_per_fte_year": _item(
+            econ.staff_usd_per_fte_year, STAFF_USD_PER_FTE_YEAR_DEFAULT, "USD per FTE-year", STAFF_SOURCE
         ),
         "tco.idle_power_fraction": _item(
             econ.idle_power_fraction, IDLE_POWER_FRACTION_DEFAULT, "fraction of running draw", NOT_SOURCED
@@ -381,7 +557,8 @@ def estimate_tco(inputs: TcoInputs, econ: EconomicsSpec, cooling: CoolingSpec | 
             * (1.0 + cooling.colocation_premium_fraction)
         )
     hardware = servers + inputs.network_capex_usd + storage
-    return TcoResult(
+    extras = _extras(inputs, econ, peak_it_w, hardware)
+    result = TcoResult(
         capex_servers_usd=servers,
         capex_network_usd=inputs.network_capex_usd,
         capex_storage_usd=storage,
@@ -389,7 +566,7 @@ def estimate_tco(inputs: TcoInputs, econ: EconomicsSpec, cooling: CoolingSpec | 
         opex_energy_usd_per_year=energy_usd,
         opex_colocation_usd_per_year=colocation,
         opex_maintenance_usd_per_year=econ.maintenance_fraction_per_year * hardware,
-        opex_staff_usd_per_year=econ.staff_usd_per_year,
+        opex_staff_usd_per_year=extras["staff_usd"],
         years=econ.years,
         gpus=inputs.gpus,
         utilization=econ.utilization,
@@ -398,8 +575,66 @@ def estimate_tco(inputs: TcoInputs, econ: EconomicsSpec, cooling: CoolingSpec | 
         billed_energy_j_per_year=energy_j,
         run_time_s=inputs.run_time_s,
         warnings=tuple(warnings),
-        assumptions=_assumptions(econ, cooling, facility_source),
+        assumptions={**_assumptions(econ, cooling, facility_source), **extras["assumptions"]},
+        capex_frontend_network_usd=extras["frontend"],
+        capex_management_network_usd=extras["management"],
+        capex_spares_usd=extras["spares"],
+        spare_nodes=extras["spare_nodes"],
+        capex_installation_usd=extras["installation"],
+        opex_software_usd_per_year=extras["software"],
+        staff_fte=extras["staff_fte"],
+        energy_escalation_per_year=econ.energy_escalation_per_year,
+        price_escalation_per_year=econ.price_escalation_per_year,
+        residual_value_usd=econ.residual_value_fraction * hardware,
     )
+    return result
+
+
+def spare_node_count(nodes: int, nodes_per_spare: float) -> int:
+    """Spare nodes: ceil(nodes / nodes_per_spare), at least one; none when nodes_per_spare is 0."""
+    if nodes_per_spare <= 0 or nodes < 1:
+        return 0
+    return max(1, math.ceil(nodes / nodes_per_spare))
+
+
+def _extras(inputs: TcoInputs, econ: EconomicsSpec, peak_it_w: float, hardware_usd: float) -> dict[str, Any]:
+    """The bill-of-materials lines beyond servers, scale-out fabric, storage and facility: front-end and
+    management networks and spares (capex), installation (a share of all hardware capex), software per
+    GPU-year and staff per MW of IT nameplate (opex). Every default is sourced or marked ESTIMATE."""
+    spare_nodes = spare_node_count(inputs.nodes, econ.nodes_per_spare)
+    spares = spare_nodes * econ.gpu_server_usd
+    frontend = inputs.nodes * econ.frontend_network_usd_per_node
+    management = inputs.nodes * econ.management_network_usd_per_node
+    installation = econ.installation_fraction * (hardware_usd + spares + frontend + management)
+    nvidia = inputs.gpu_vendor.strip().lower().startswith("nvidia")
+    if econ.software_usd_per_gpu_year is not None:
+        software_per_gpu, software_source = econ.software_usd_per_gpu_year, "input"
+    else:
+        software_per_gpu = SOFTWARE_USD_PER_GPU_YEAR_NVIDIA if nvidia else 0.0
+        software_source = SOFTWARE_SOURCE
+    staff_fte = econ.staff_fte_per_mw * peak_it_w / (1000 * KW)
+    if econ.staff_usd_per_year is not None:
+        staff_usd, staff_source = econ.staff_usd_per_year, "input"
+    else:
+        staff_usd, staff_source = staff_fte * econ.staff_usd_per_fte_year, STAFF_SOURCE
+    return {
+        "spare_nodes": spare_nodes,
+        "spares": spares,
+        "frontend": frontend,
+        "management": management,
+        "installation": installation,
+        "software": software_per_gpu * inputs.gpus,
+        "staff_usd": staff_usd,
+        "staff_fte": staff_fte,
+        "assumptions": {
+            "tco.software_usd_per_gpu_year": {
+                "value": software_per_gpu,
+                "unit": "USD per GPU-year",
+                "source": software_source,
+            },
+            "tco.staff_usd_per_year": {"value": staff_usd, "unit": "USD per year", "source": staff_source},
+        },
+    }
 
 
 def assumptions() -> dict[str, dict[str, Any]]:

@@ -144,7 +144,7 @@ def parse_cluster(top: Fields, problems: list[Problem], assumptions: dict[str, A
     pue = c.number("pue", minimum=PUE_MIN, maximum=PUE_MAX)
     host_kw = c.number("host_power_kw", minimum=0)
     load = c.number("gpu_load_factor", above=0, maximum=1.0)
-    storage_tb = c.number("storage_tb", minimum=0, default=0.0)
+    storage_tb = c.number("storage_tb", minimum=0)  # None: sized from the workload (facility/sections.py)
     storage_w_per_tb = c.number("storage_power_w_per_tb", minimum=0)
     storage_usd_per_tb = c.number("storage_usd_per_tb", minimum=0)
     nameplate_kw = c.number("node_nameplate_kw", above=0)
@@ -176,7 +176,7 @@ def parse_cluster(top: Fields, problems: list[Problem], assumptions: dict[str, A
         pue=pue,
         host_power_w_per_node=None if host_kw is None else host_kw * KW,
         gpu_load_factor=load,
-        storage_tb=storage_tb or 0.0,
+        storage_tb=storage_tb,
         storage_power_w_per_tb=storage_w_per_tb,
         storage_usd_per_tb=storage_usd_per_tb,
         node_nameplate_w=nameplate_w,
@@ -393,6 +393,10 @@ _ECONOMICS_RANGES: dict[str, dict[str, float]] = {
     "discount_rate": {"minimum": 0, "below": 1.0},
     "maintenance_fraction_per_year": {"minimum": 0, "maximum": 1.0},
     "idle_power_fraction": {"minimum": 0, "maximum": 1.0},
+    "energy_escalation_per_year": {"above": -1.0, "maximum": 1.0},
+    "price_escalation_per_year": {"above": -1.0, "maximum": 1.0},
+    "residual_value_fraction": {"minimum": 0, "maximum": 1.0},
+    "installation_fraction": {"minimum": 0, "maximum": 1.0},
 }
 
 

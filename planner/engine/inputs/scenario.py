@@ -26,7 +26,7 @@ class ClusterSpec:
     pue: float | None = None
     host_power_w_per_node: float | None = None
     gpu_load_factor: float | None = None  # None: facility/power.py's default
-    storage_tb: float = 0.0
+    storage_tb: float | None = None  # None: sized from the workload (facility/sections.py storage_plan)
     storage_power_w_per_tb: float | None = None  # None: facility/power.py's default
     storage_usd_per_tb: float | None = None  # None: EconomicsSpec.storage_usd_per_tb (facility/tco.py)
     node_nameplate_w: float | None = None  # provisioned power per node (facility/power.py node_peak_power_w)
