@@ -215,7 +215,7 @@ def _pool(
         assumptions[f"{path}.cloud_usd_per_gpu_hour"] = {
             "value": cloud,
             "unit": "USD per GPU-hour",
-            "source": f"midpoint of ${ref.low_usd:.2f}-${ref.high_usd:.2f}, {ref.source}",
+            "source": f"{ref.source}: range ${ref.low_usd:.2f}-${ref.high_usd:.2f}",
         }
     inputs = power.PowerInputs(
         nodes=1,

@@ -6,7 +6,9 @@ the rule has one home.
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
+from pathlib import Path
 
 #: Non-GPU parts of an 8-GPU HGX/DGX H100 server (CPUs, DRAM, NICs, NVSwitch baseboard, storage, chassis and
 #: power supplies): USD 32,010 in SemiAnalysis's DGX H100 bill of materials as summed by Epoch AI
@@ -20,44 +22,55 @@ HOST_BOM_SOURCE = (
 )
 
 
+#: The catalog's cloud price table (catalog/seed/cloud_prices.csv): one row per provider, term and GPU.
+CLOUD_PRICES_SEED_PATH = Path(__file__).resolve().parents[3] / "catalog" / "seed" / "cloud_prices.csv"
+
+
 @dataclass(frozen=True)
 class CloudPriceReference:
-    """A published on-demand rental price range for one catalog GPU (USD per GPU-hour); the planning figure is
-    the midpoint, the same convention the catalog uses for ranges."""
+    """A GPU's on-demand rental prices in the catalog (USD per GPU-hour): the planning figure is their median,
+    the same rule the planning pages use (planner/adapters.py cloud_price_reference)."""
 
     low_usd: float
     high_usd: float
     source: str
+    median_usd: float
 
     @property
     def usd_per_gpu_hour(self) -> float:
-        return (self.low_usd + self.high_usd) / 2
+        return self.median_usd
 
 
-#: Specialty-cloud on-demand prices (not hyperscaler list prices, not reserved or spot).
-CLOUD_PRICE_REFERENCES: dict[str, CloudPriceReference] = {
-    "nvidia_a100_sxm4_80gb": CloudPriceReference(
-        1.10,
-        1.50,
-        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
-    ),
-    "nvidia_h100_sxm5_80gb": CloudPriceReference(
-        2.50,
-        3.50,
-        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
-    ),
-    "nvidia_h200_sxm_141gb": CloudPriceReference(
-        3.50,
-        4.50,
-        "specialty clouds on demand, May 2026 (https://www.mercatus-ai.com/blog/cloud-gpu-pricing)",
-    ),
-    "nvidia_b200_hgx": CloudPriceReference(
-        4.50,
-        6.00,
-        "specialized clouds on demand, March 2026 "
-        "(https://lyceum.technology/magazine/nvidia-b200-gpu-cloud-pricing-2026/)",
-    ),
-}
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def cloud_price_references(path: Path | None = None) -> dict[str, CloudPriceReference]:
+    """GPU id -> its on-demand prices in the catalog's cloud price seed file ({} when the file is missing)."""
+    p = path or CLOUD_PRICES_SEED_PATH
+    if not p.exists():
+        return {}
+    by_gpu: dict[str, list[tuple[float, str]]] = {}
+    with p.open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            if row.get("term") == "on_demand" and row.get("usd_per_gpu_hour"):
+                by_gpu.setdefault(row["gpu_id"], []).append((float(row["usd_per_gpu_hour"]), row["provider"]))
+    out: dict[str, CloudPriceReference] = {}
+    for gpu_id, rows in by_gpu.items():
+        prices = [price for price, _ in rows]
+        providers = ", ".join(sorted({provider for _, provider in rows}))
+        out[gpu_id] = CloudPriceReference(
+            low_usd=min(prices),
+            high_usd=max(prices),
+            source=f"median of {len(prices)} on-demand prices in catalog cloud_prices.csv ({providers})",
+            median_usd=_median(prices),
+        )
+    return out
+
+
+CLOUD_PRICE_REFERENCES: dict[str, CloudPriceReference] = cloud_price_references()
 
 
 def node_usd_from_gpu(gpus_per_node: int, gpu_usd: float) -> float:
