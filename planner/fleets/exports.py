@@ -69,8 +69,15 @@ def placement_rows(plan: FleetPlan) -> list[dict[str, Any]]:
     ]
 
 
+#: Chargeback columns in a fixed order: PostgreSQL's jsonb keeps an object's keys in its own order (shortest
+#: first), so the stored rows cannot name the columns.
+CHARGEBACK_COLUMNS = ("team", "gpu_hours", "usd", "cloud_gpu_hours", "cloud_usd")
+
+
 def chargeback_rows(plan: FleetPlan) -> list[dict[str, Any]]:
-    return list((plan.result or {}).get("chargeback", []))
+    rows = (plan.result or {}).get("chargeback", [])
+    extra = [k for row in rows[:1] for k in row if k not in CHARGEBACK_COLUMNS]
+    return [{k: row.get(k) for k in (*CHARGEBACK_COLUMNS, *extra)} for row in rows]
 
 
 ROWS = {"purchases": purchase_rows, "placements": placement_rows, "chargeback": chargeback_rows}
