@@ -188,8 +188,11 @@ def test_the_bills_extended_prices_add_up_to_the_engines_capex(alice, catalog, f
     items = [line["item"] for line in lines]
     for item in ("Servers", "GPUs", "Racks", "Storage"):
         assert item in items
-    facility_line = lines[-1]
+    facility_line = next(line for line in lines if line["item"].startswith("Cooling and power"))
     assert facility_line["quantity"] == result.output["power"]["peak_it_kw"]
+    opex = [line for line in lines if line["cost"] == "opex per year"]
+    assert bom_total_usd(lines, "opex per year") == pytest.approx(result.output["cost"]["opex_usd_per_year"])
+    assert opex and lines[-len(opex) :] == opex  # opex lines close the bill
     if facility == FacilityKind.OWN:
         assert facility_line["total_usd"] == result.output["cost"]["capex_breakdown_usd"]["facility"] > 0
     else:
