@@ -67,7 +67,7 @@ def whole(
 
 
 def hand(seed: str) -> Column:
-    """A text column the reference catalog does not have, filled in the seed file by hand (issue 15's price
+    """A text column the reference catalog does not have, filled in the seed file by hand (the price
     kinds, sources and GPU ids). `build_seed` leaves it blank, so a rebuild from the reference must be followed
     by restoring these cells (git diff shows them)."""
     return Column(seed=seed, field=seed, kind="text", ref=None)

@@ -6,7 +6,7 @@
 The server is scripts/loadtest.py's (gunicorn, production settings, a throw-away SQLite database), with the
 fair-use limits as shipped. The normal user alternates the live preview of the 70B starter and its results
 page, one request at a time per connection (`--normal-connections`, default 2). The abusive user runs
-`--abusers` threads (default 8), round-robin over what issue 17 found: previews of a 100,000-layer model on
+`--abusers` threads (default 8), round-robin over the attacks the hardening review found: previews of a 100,000-layer model on
 72,930 nodes, comparison PDFs of every ordering of 4 scenarios, and re-queues of a sweep. Phases run back to back
 (quiet, then abusive), each bounded by `--duration` seconds. It prints the normal user's p50/p95 in each phase,
 the abuser's answers by status, and exits 1 when the normal user's p95 with the abuser is above twice the quiet

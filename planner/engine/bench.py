@@ -3,7 +3,7 @@
 Targets: `estimate` median <= 2 ms per scenario in-process; `search` >= 100,000 configurations
 evaluated per second on a 2-core machine (Calculon: ~170 per second per core). Serving: one latency
 estimate at a request rate <= 20 ms; a sizing answer over 4 GPU types x their TP options <= 300 ms. Fleet
-(issue 16): 20 workloads x 6 pools x 8 quarters planned <= 10 s; a queue of 100,000 jobs simulated <= 2 s.
+(the fleet planner): 20 workloads x 6 pools x 8 quarters planned <= 10 s; a queue of 100,000 jobs simulated <= 2 s.
 """
 
 from __future__ import annotations

@@ -148,7 +148,7 @@ class TimeSection(TypedDict):
     ]  # why the range is wider than the validated band (empty inside the validated cases)
     goodput: float  # steady-state time / whole-run time
     steady_days: float  # the steady state alone (no overheads)
-    steady_state_days: float  # the same figure under the name issue 13 gives it
+    steady_state_days: float  # the same figure under its contract name
     overheads: dict[str, OverheadPart]  # training/goodput.PARTS -> days and share of the whole run
     steps: float
     tokens: float

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class FleetsConfig(AppConfig):
-    """Saved fleet plans (issue 16): many workloads on mixed GPU pools over time, planned by planner.engine.fleet."""
+    """Saved fleet plans: many workloads on mixed GPU pools over time, planned by planner.engine.fleet."""
 
     name = "planner.fleets"
     label = "fleets"

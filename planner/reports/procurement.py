@@ -379,7 +379,7 @@ def _opex_lines(result: ScenarioResult) -> list[dict[str, Any]]:
 
 
 def _mark_unsourced(lines: list[dict[str, Any]]) -> None:
-    """A priced line with neither a price basis nor a source says so (issue 15: no unsourced line unmarked)."""
+    """A priced line with neither a price basis nor a source says so (no unsourced line unmarked)."""
     for line in lines:
         priced = isinstance(line.get("total_usd"), int | float) and line["total_usd"] > 0
         if priced and not str(line.get("basis") or "").strip() and not str(line.get("source") or "").strip():

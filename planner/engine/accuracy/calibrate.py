@@ -5,7 +5,7 @@ The fitted constants, each on a grid: efficiency.FRAMEWORK_GEMM_FRACTION, effici
 comm.SCALEUP_EFFICIENCY, framework.EAGER_ELEMENTWISE_FACTOR and framework.OVERLAP_SLOWDOWN. They are fitted
 JOINTLY on every shipped time-like case that is neither a hold-out nor a known outlier
 (planner/engine/accuracy/data/validation.csv), minimising the sum of squared tolerance-normalised errors
-Σ (error / tolerance)², subject to every counted case staying within its tolerance and to issue 13's bound on
+Σ (error / tolerance)², subject to every counted case staying within its tolerance and to the acceptance bound on
 Korthikanti et al. 2022 Table 5 (median error ≤ 3%, worst ≤ 8%). The search is coordinate descent over the grid (each constant in turn over its grid values, the
 others held, until a full round changes nothing), from the shipped values. The same constants then apply to every
 estimate; no case has its own.
@@ -26,7 +26,7 @@ from planner.engine.accuracy.validation import evaluate_cases, load_rows
 from planner.engine.perf import achieved, comm, efficiency, framework
 from planner.engine.training import goodput
 
-#: Issue 13's acceptance bound on the Korthikanti group, the constraint of the fit.
+#: The acceptance bound on the Korthikanti group (median <= 3%, worst <= 8%), the constraint of the fit.
 KORTHIKANTI_MEDIAN_BOUND = 0.03
 KORTHIKANTI_WORST_BOUND = 0.08
 GRID: dict[tuple[Any, str], tuple[float, ...]] = {

@@ -1,4 +1,4 @@
-"""Leave-one-out over every shipped training case (issue 13 point 4): the figures the time range comes from.
+"""Leave-one-out over every shipped training case: the figures the time range comes from.
 
 For each time-like case of planner/engine/accuracy/data/validation.csv outside the holdout, the whole-run constants
 (goodput.STRAGGLER_FRACTION and STRAGGLER_PER_DOUBLING, calibrate.STRAGGLER_GRID) are fitted again without it, as

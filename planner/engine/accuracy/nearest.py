@@ -1,4 +1,4 @@
-"""The shipped validation case nearest to a training layout (issue 13 point 2: "state in the result which published
+"""The shipped validation case nearest to a training layout ("state in the result which published
 case is nearest to the chosen layout").
 
 Each time-like case of data/validation.csv that is not a hold-out is described by its GPU generation, its layout

@@ -28,7 +28,7 @@ LOO_PATH = Path(__file__).resolve().parent / "data" / "training_loo.csv"
 #: The band is the 95% interval of the leave-one-out ratio. The pool mixes tight benchmark cases (Megatron's
 #: iteration times, llm-foundry) with whole runs, which scatter more: with each whole run left out, the 80% interval
 #: (p10-p90) held 5 of the 8 whole runs and the 90% one 6 of 8; the 95% interval holds 7 of 8 (python -m
-#: planner.engine validate prints the count), issue 13's bar being 80%.
+#: planner.engine validate prints the count), the acceptance bar being 80%.
 LOW_PERCENTILE = 2.5
 HIGH_PERCENTILE = 97.5
 #: The widening per reason: the p90 of |ln r|, the engine's typical large miss.

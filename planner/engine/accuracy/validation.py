@@ -10,7 +10,7 @@ the memory model says does not fit (bench-llama31-405b-8k: 89.5 of 80 GiB) still
   applied: each within 25%.
 * benchmark: other published throughput (MosaicML llm-foundry on A100 and H100, torchtitan on A100 and H100,
   GPT-NeoX-20B, Llama 3.1 405B pre-training on 8,192 H100, Dubey et al. 2024 Table 4): within 25%.
-* holdout (column `holdout`, issue 13): Llama 1/2/3.1, Falcon-180B, BloombergGPT and SmolLM3 whole runs. They are
+* holdout (column `holdout`): Llama 1/2/3.1, Falcon-180B, BloombergGPT and SmolLM3 whole runs. They are
   printed with their errors and never calibrated, fitted into the range or counted for the exit status.
 
 Every case has its source and the date of the publication (column `date`); model shapes that are not presets come
@@ -22,7 +22,7 @@ is outside its tolerance. A case marked `known_outlier` in the data file carries
 published figure disagree: it is printed as "outlier" and stays in the uncertainty band, but does not fail the
 exit status (the engine is never tuned per case to make it pass). The Pythia runs state how GPT-NeoX trained them
 (FlashAttention v1, gradient reduction after the backward: columns flash_attention and dp_overlap). The marked
-cases are the H100 FSDP benchmarks the step model is too fast on (issue 13 point 1) and the MPT-7B whole run.
+cases are the H100 FSDP benchmarks the step model is too fast on and the MPT-7B whole run.
 """
 
 from __future__ import annotations

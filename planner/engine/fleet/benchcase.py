@@ -1,4 +1,4 @@
-"""The fleet benchmark (make bench; issue 16, Speed): 20 workloads x 6 pools x 8 quarters, and a queue of
+"""The fleet benchmark (make bench; the fleet speed targets): 20 workloads x 6 pools x 8 quarters, and a queue of
 100,000 jobs. Printed by planner/engine/bench.py, not asserted."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The best model-FLOPs utilisation ever published on a GPU generation and precision: the step model may not claim
-more (issue 13 point 2, "a layout chooser that stays within what has been achieved").
+more ("a layout chooser that stays within what has been achieved").
 
 A bottom-up step model can find layouts whose kernels, on paper, beat every measured run (large GEMMs, little
 communication, no recompute). No published run has; planning on such a figure under-buys. So the steady-state step

@@ -1,4 +1,4 @@
-"""Whole-run time: from the steady-state step to a finished run (issue 13 point 3).
+"""Whole-run time: from the steady-state step to a finished run.
 
 `time.step_s`, `tokens_per_s` and `mfu` are the steady state. Between that and the GPU-hours a buyer plans on lie:
 
@@ -18,10 +18,10 @@
   arXiv:2505.05713, OSDI'25) finds stragglers in a large share of jobs, with causes beyond hardware faults. The
   engine charges a slowdown of `straggler_fraction` + `straggler_per_doubling` × log2(nodes) (8-GPU nodes) of the
   compute time. Both are fitted, on the shipped whole runs at once (holdout excluded), after the steady-state
-  constants (`python -m planner.engine.accuracy.calibrate`; they move no steady-state case): 0.15 and 0 (refit after the issue-13 step model). The
+  constants (`python -m planner.engine.accuracy.calibrate`; they move no steady-state case): 0.15 and 0 (refit after the ZeRO-3/FSDP and non-matmul step model of training/step_time.py). The
   constant carries what published whole runs lose beyond every modelled part (stragglers, slow nodes, hangs,
   jitter, framework overheads); a growth with log2(nodes) was tried and the shipped runs do not support it (loss
-  1.10 flat against 1.92-1.97 with 0.02-0.03 per doubling and no constant, after the issue-13 step model), so it
+  1.10 flat against 1.92-1.97 with 0.02-0.03 per doubling and no constant, after that step model), so it
   stays 0 unless the input states it.
 * **Data-pipeline stalls** (`data_stall_fraction`, default 0): pre-tokenised, memory-mapped datasets (Megatron's
   indexed datasets, llm-foundry's streaming shards) keep loading off the critical path; state a measured stall
