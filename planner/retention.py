@@ -9,7 +9,9 @@ Run daily by Celery beat (planner.prune) and by `manage.py prune_storage`:
 * each scenario keeps its latest RESULTS_KEPT_PER_SCENARIO (50) results (the latest one always).
 
 Per user: a new sweep is refused while the user's stored sweep rows exceed USER_SWEEP_STORAGE_MB (1,024 MB);
-one 49M-configuration sweep stores ~23 MB.
+one 49M-configuration sweep stores ~23 MB. A new PDF the user asks for is refused (and the app's automatic
+pre-renders are skipped) while the user's finished PDFs (the bytes in Report.pdf) exceed USER_REPORT_STORAGE_MB
+(500 MB).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ DEFAULTS = {
     "SWEEP_RETENTION_DAYS": 180,
     "RESULTS_KEPT_PER_SCENARIO": 50,
     "USER_SWEEP_STORAGE_MB": 1024,
+    "USER_REPORT_STORAGE_MB": 500,
 }
 
 
@@ -91,4 +94,23 @@ def sweep_storage_problem(user: AbstractBaseUser) -> str | None:
     return (
         f"Your sweeps store {used_mb:,.0f} MB of per-configuration rows, over the {limit_mb:,} MB each user may "
         "keep. Delete old sweeps, or wait for rows older than the retention period to be pruned."
+    )
+
+
+def user_report_storage_bytes(user: AbstractBaseUser) -> int:
+    """Bytes of the user's stored PDFs (the rows' `pdf` column; only finished reports have one)."""
+    total = Report.objects.filter(owner=user, pdf__isnull=False).aggregate(n=Sum(Length("pdf")))["n"]
+    return int(total or 0)
+
+
+def report_storage_problem(user: AbstractBaseUser) -> str | None:
+    """Why this user may not store another PDF report (None: they may)."""
+    limit_mb = _setting("USER_REPORT_STORAGE_MB")
+    used_mb = user_report_storage_bytes(user) / 1e6
+    if used_mb <= limit_mb:
+        return None
+    return (
+        f"Your PDF reports store {used_mb:,.0f} MB, over the {limit_mb:,} MB each user may keep, so no new "
+        f"report was started. Finished PDFs are deleted {_setting('REPORT_RETENTION_DAYS')} days after they "
+        "were made; reports you already have still download."
     )

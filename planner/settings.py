@@ -222,11 +222,12 @@ CELERY_BEAT_SCHEDULE = {
     },
     "prune-old-results": {"task": "planner.prune", "schedule": 24 * 3600.0},
 }
-# Retention (planner/retention.py) and each user's storage for sweep rows.
+# Retention (planner/retention.py) and each user's storage for sweep rows and for PDF reports.
 REPORT_RETENTION_DAYS = int(os.environ.get("REPORT_RETENTION_DAYS", "30"))
 SWEEP_RETENTION_DAYS = int(os.environ.get("SWEEP_RETENTION_DAYS", "180"))
 RESULTS_KEPT_PER_SCENARIO = int(os.environ.get("RESULTS_KEPT_PER_SCENARIO", "50"))
 USER_SWEEP_STORAGE_MB = int(os.environ.get("USER_SWEEP_STORAGE_MB", "1024"))
+USER_REPORT_STORAGE_MB = int(os.environ.get("USER_REPORT_STORAGE_MB", "500"))
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 REPORT_MAX_ATTEMPTS = int(os.environ.get("REPORT_MAX_ATTEMPTS", "3"))
 # With Redis a message held by a dead worker is redelivered after the visibility timeout; keep it above the

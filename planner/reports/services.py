@@ -28,7 +28,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from planner import background, queueing
+from planner import background, queueing, retention
 from planner import selectors as planner_selectors
 from planner.models import Scenario
 from planner.reports import pdf
@@ -67,7 +67,7 @@ MAX_PENDING_PER_USER_DEFAULT = 3
 
 
 class ReportRefused(Exception):
-    """A report the per-user limit does not allow now (the view answers 429)."""
+    """A report the per-user limits (pending reports, stored PDFs) do not allow now (the view answers 429)."""
 
 
 class ReportQueueUnavailable(Exception):
@@ -193,6 +193,9 @@ def report_request(*, owner: AbstractBaseUser, kind: str, params: dict[str, Any]
     )
     if existing is not None:
         return existing
+    full = retention.report_storage_problem(owner)
+    if full:
+        raise ReportRefused(full)
     render_now = expected_render_ms(kind=kind) <= DIRECT_RENDER_MAX_MS
     if not render_now:
         try:
@@ -246,7 +249,8 @@ def report_prerender(
     """Start rendering these figures' PDF on a worker before anyone asks; the new report, or None when there
     is nothing to do or it cannot be done now. Skipped when a report of the same figures exists (ready, in
     progress, or failed: a failure is retried by the user's click, not on every visit), when the user already
-    has REPORT_PRERENDER_MAX_PENDING_PER_USER automatic renders waiting, and for PRERENDER_PAUSE_S after the
+    has REPORT_PRERENDER_MAX_PENDING_PER_USER automatic renders waiting or stores more than
+    USER_REPORT_STORAGE_MB of PDFs, and for PRERENDER_PAUSE_S after the
     broker did not answer. Never raises: the page that calls it must not fail for it."""
     try:
         return _prerender(owner=owner, kind=kind, params=params, title=title)
@@ -264,6 +268,9 @@ def _prerender(*, owner: AbstractBaseUser, kind: str, params: dict[str, Any], ti
     if not cache.add(mark, 1, PRERENDER_MARK_TTL_S):  # handled by an earlier visit (or the cache is down)
         return None
     if Report.objects.filter(owner=owner, fingerprint=fingerprint).exists():
+        return None
+    if retention.report_storage_problem(owner):  # over USER_REPORT_STORAGE_MB: a later visit tries again
+        cache.delete(mark)
         return None
     try:
         queueing.broker_check()
