@@ -1008,7 +1008,7 @@ PROCUREMENT_BOM_COLUMNS: tuple[Column, ...] = (
     Column("source", "Source", procurement_value(lambda b: b["source"])),
 )
 
-#: The sensitivity table (rows from `planner.reports.sensitivity.sensitivity_table`, as dicts).
+#: The sensitivity table (rows from `planner.sensitivity.sensitivity_table`, as dicts).
 SENSITIVITY_COLUMNS: tuple[Column, ...] = (
     Column("factor", "Factor", out("factor")),
     Column("change", "Change", out("change"), _pct_change),

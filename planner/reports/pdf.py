@@ -26,7 +26,7 @@ from planner.reports import columns as cols
 from planner.reports import formatting as f
 from planner.reports.formatting import dig
 from planner.reports.procurement import bom_total_usd, procurement_bom
-from planner.reports.sensitivity import sensitivity_table
+from planner.sensitivity import sensitivity_table
 from planner.reports.svg_charts import charts_svg
 
 #: The only URL scheme a report may load (inline charts); http, https and file are refused.

@@ -19,7 +19,7 @@ from planner.reports import csv_exports, pdf, services
 from planner.reports.models import Report, ReportKind
 from planner.reports.procurement import procurement_bom
 from planner.reports.selectors import report_get, report_state, report_summary
-from planner.reports.sensitivity import sensitivity_table
+from planner.sensitivity import result_sensitivity
 
 #: Seconds between reloads of the "preparing…" page without JavaScript (with it, report_status.js polls the
 #: status endpoint about once a second).
@@ -214,7 +214,7 @@ def scenario_tco_csv(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def scenario_sensitivity_csv(request: HttpRequest, pk: int) -> HttpResponse:
     scenario, result = _scenario_result(request, pk)
-    table = sensitivity_table(payload=result.input_payload, output=result.output)
+    table = result_sensitivity(result=result)
     lines = csv_exports.table_lines(cols.SENSITIVITY_COLUMNS, table.all_rows)
     return csv_exports.csv_response(_stem(scenario.name, "sensitivity"), lines)
 

@@ -18,7 +18,7 @@ from planner.engine.search import sweep as engine_sweep
 from planner.engine.search.sweep.rows import FLOAT_COLUMNS
 from planner.reports import columns as cols
 from planner.reports.procurement import procurement_bom
-from planner.reports.sensitivity import sensitivity_table
+from planner.sensitivity import sensitivity_table
 from planner.sweeps import columns as sweep_cols
 from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun, SweepStatus
 

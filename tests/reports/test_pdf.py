@@ -11,7 +11,7 @@ from planner.reports import formatting as f
 from planner.reports import pdf
 from planner.reports.columns import _pct_change
 from planner.reports.procurement import bom_total_usd, procurement_bom
-from planner.reports.sensitivity import sensitivity_table
+from planner.sensitivity import sensitivity_table
 from tests.reports.conftest import flat, page_png, pdf_pages, pdf_text
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from planner.reports import charts, services, svg_charts
 from planner.reports import formatting as f
 from planner.reports.models import Report, ReportKind, ReportStatus
 from planner.reports.procurement import bom_total_usd, procurement_bom
-from planner.reports.sensitivity import ENGINE_RERUN, MFU_SCALED, STEP_FRACTION, sensitivity_table
+from planner.sensitivity import ENGINE_RERUN, MFU_SCALED, STEP_FRACTION, sensitivity_table
 from tests.planner.conftest import make_scenario
 from tests.reports.conftest import render_history
 
@@ -143,7 +143,7 @@ def test_sensitivity_reruns_the_engine_for_inputs_and_scales_time_for_mfu(alice_
 
 
 def test_mfu_rows_scale_the_time_when_the_engine_has_no_efficiency_input(alice_scenario, monkeypatch):
-    from planner.reports import sensitivity
+    from planner import sensitivity
 
     real = sensitivity.estimate
 

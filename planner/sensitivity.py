@@ -1,4 +1,7 @@
-"""Sensitivity of the headline figures: TCO, training time and the cost of the run when one driver moves ±20 %.
+"""Service: sensitivity of the headline figures (TCO, training time, the run's cost) when one driver moves ±20 %.
+
+This is the one place that re-runs the engine for the sensitivity table; the reports (page CSV, PDF) only present
+what `result_sensitivity` / `sensitivity_table` return (columns: `planner.reports.columns.SENSITIVITY_COLUMNS`).
 
 Every driver is an engine input, so each variant re-runs the engine (`planner.engine.api.estimate`) on a copy of
 the stored payload with that one input changed: electricity price, utilisation, PUE, and for model FLOPs
@@ -281,3 +284,8 @@ def sensitivity_table(*, payload: dict[str, Any], output: dict[str, Any]) -> Sen
         )
     notes += [f"{row.factor} {'+' if row.change > 0 else '−'}20 %: {row.note}" for row in rows if row.note]
     return SensitivityTable(base, rows, notes, matches)
+
+
+def result_sensitivity(*, result: Any) -> SensitivityTable:
+    """The sensitivity table of a stored `ScenarioResult`: its payload re-run against its stored output."""
+    return sensitivity_table(payload=result.input_payload, output=result.output)
