@@ -26,8 +26,8 @@ from planner.reports import columns as cols
 from planner.reports import formatting as f
 from planner.reports.formatting import dig
 from planner.reports.procurement import bom_total_usd, procurement_bom
-from planner.sensitivity import sensitivity_table
 from planner.reports.svg_charts import charts_svg
+from planner.sensitivity import sensitivity_table
 
 #: The only URL scheme a report may load (inline charts); http, https and file are refused.
 ALLOWED_URL_SCHEMES = frozenset({"data"})
