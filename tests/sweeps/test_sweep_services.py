@@ -348,8 +348,8 @@ def test_a_gpu_without_a_price_is_refused_by_name(alice_scenario):
     from planner.engine.inputs.errors import SpecError
 
     with pytest.raises(SpecError) as err:
-        spec_from_scenario(alice_scenario, _inputs(_gpus(H100, "nvidia_l4")))
-    assert err.value.problems[0].path == "gpus" and "L4" in err.value.problems[0].message
+        spec_from_scenario(alice_scenario, _inputs(_gpus(H100, "google_tpu_v5p")))
+    assert err.value.problems[0].path == "gpus" and "TPU v5p" in err.value.problems[0].message
 
 
 def test_the_default_limit_is_fifty_million_configurations(alice_scenario, alice):

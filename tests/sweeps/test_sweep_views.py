@@ -114,7 +114,7 @@ def test_the_form_starts_a_sweep_and_redirects_to_its_page(alice_client, alice_s
         ({"zero_stage": "4"}, "zero_stage", "between 0 and 3"),
         ({"gpus": []}, "gpus", "required"),
         ({"precision": "fp8"}, "precision", "A100 SXM4 80GB"),
-        ({"gpus": [H100, "nvidia_l4"]}, "gpus", "no node price"),
+        ({"gpus": [H100, "google_tpu_v5p"]}, "gpus", "no node price"),
     ],
 )
 def test_bad_input_names_the_field_and_saves_nothing(alice_client, alice_scenario, overrides, field, text):
