@@ -184,6 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--normal-connections", type=int, default=2)
     parser.add_argument("--abusers", type=int, default=8, help="abusive threads (default 8)")
     parser.add_argument("--no-check", action="store_true")
+    parser.add_argument(
+        "--boot-timeout",
+        type=int,
+        default=120,
+        help="seconds to wait for gunicorn's first answer (default 120)",
+    )
     args = parser.parse_args(argv)
     args.worker_class, args.threads = "sync", 1
     workdir = Path(tempfile.mkdtemp(prefix="planner-abuse-"))
