@@ -198,3 +198,32 @@ def test_rate_evaluation_is_deterministic():
     d = deploy()
     a, b = evaluate(d, Rate(5.0)), evaluate(d, Rate(5.0))
     assert a.state.ttft_s[99.0][0] == b.state.ttft_s[99.0][0]
+
+
+def test_attention_dp_balance_holds_a_prompt_until_every_rank_has_one_within_its_timeout():
+    kw = {"model": DEEPSEEK, "gpu": B200, "precision": "fp4", "lin": 800, "lout": 1000}
+    lay = ServingLayout(8, ep=8, dp_attention=True)
+    plain = deploy(layout=lay, **kw)
+    balanced = replace(plain, engine=EngineSettings(adp_balance_timeout_iters=60))
+    rate = Rate(4.0)
+    base, held = evaluate(plain, rate).state, evaluate(balanced, rate).state
+    # about (dp - 1) / (2 x rate) on average: 7 / 8 s at 4 requests/s
+    assert float(held.ttft_mean_s[0] - base.ttft_mean_s[0]) == pytest.approx(7.0 / 8.0, rel=0.2)
+    assert float(held.tpot_s[50.0][0]) == pytest.approx(float(base.tpot_s[50.0][0]))
+    short = replace(plain, engine=EngineSettings(adp_balance_timeout_iters=2))
+    capped = evaluate(short, rate).state
+    step_s = float(capped.step_s[0])
+    assert float(capped.ttft_s[99.0][0] - base.ttft_s[99.0][0]) <= 2 * step_s + 1e-9
+
+
+def test_a_colocated_attention_dp_step_waits_for_its_busiest_rank_a_decode_pool_does_not():
+    d = deploy(
+        model=DEEPSEEK, gpu=H200, layout=ServingLayout(8, ep=8, dp_attention=True), lin=1024, lout=1024
+    )
+    lm = prepare(d).model
+    running = np.asarray([256.0])
+    colocated = float(lm._decode_cycle(running)[0])
+    pool = float(lm._decode_cycle(running, colocated=False)[0])
+    assert colocated > pool
+    dense = prepare(deploy(tp=8)).model
+    assert float(dense._decode_cycle(running)[0]) == float(dense._decode_cycle(running, colocated=False)[0])

@@ -193,6 +193,9 @@ def deployment_for(case: dict[str, str]) -> Deployment:
             overlap_scheduling=case["overlap_scheduling"] == "true",
             two_batch_overlap=case["two_batch_overlap"] == "true",
             scheduler_steps=int(case["scheduler_steps"] or 1),
+            adp_balance_timeout_iters=int(case["adp_balance_timeout_iters"])
+            if case["adp_balance_timeout_iters"]
+            else None,
         ),
     )
 

@@ -19,6 +19,7 @@ Latency of one request at a fluid state:
            approximation, only near the running limit)
          + its own prefill steps: full chunks of the left budget, then the step carrying its last chunk on top of
            the average prefill load;
+         + with TensorRT-LLM's attention-DP balance, the wait until every rank has a prompt (capped by its timeout);
   without chunked prefill the prompt runs in a prefill step of its own batch of prompts.
 * TPOT = the step time over the steps a request decodes, / tau. The running count fluctuates (Poisson occupancy of
   an M/G/inf system, averaged over a request's life: variance 2B/3) and so does the prefill load (compound Poisson
@@ -110,14 +111,18 @@ class LoadModel:
         *,
         overlap_scheduling: bool = False,
         scheduler_steps: int = 1,
+        adp_balance_timeout_iters: int | None = None,
         prefill_only: bool = False,
         decode_only: bool = False,
     ) -> None:
         """`overlap_scheduling`: the CPU work of each step is hidden behind the GPU's (SGLang's overlap scheduler,
         vLLM's async scheduling); `scheduler_steps`: vLLM multi-step scheduling; `prefill_only`: a disaggregated
         prefill pool (prompts only; the first token then leaves); `decode_only`: a decode pool (requests arrive with
-        their KV cache, no prompt tokens in its steps)."""
+        their KV cache, no prompt tokens in its steps); `adp_balance_timeout_iters`: TensorRT-LLM's attention-DP
+        balance holds a context request until every rank has one, at most that many iterations (_ttft_parts)."""
         self.rep, self.wl = rep, wl
+        self.colocated = not (prefill_only or decode_only)
+        self.adp_timeout_iters = adp_balance_timeout_iters
         self.scheduler_steps = max(1, scheduler_steps)
         hidden = overlap_scheduling
         self.overhead = 0.0 if hidden else eff.STEP_OVERHEAD_S / self.scheduler_steps
@@ -137,6 +142,7 @@ class LoadModel:
         self.u = u
         self.z = z
         self.exponential = -np.log1p(-u[5])  # unit-mean exponential draws for the waits
+        self.adp_uniform = 0.5 * (1.0 + _erf(z[3] / np.sqrt(2.0)))  # uniform draws for the attention-DP wait
         self.in_samples = wl.input.sample(u[0], z[0])
         self.out_samples = wl.output.sample(u[1], z[1])
         x_b = (
@@ -150,7 +156,16 @@ class LoadModel:
 
     # --- fluid ------------------------------------------------------------------------------------------------
 
-    def _cycle(self, d: Any, p: Any, k: Any, a: Any, like: np.ndarray, eager: Any = 0.0) -> np.ndarray:
+    def _cycle(
+        self,
+        d: Any,
+        p: Any,
+        k: Any,
+        a: Any,
+        like: np.ndarray,
+        eager: Any = 0.0,
+        colocated: bool | None = None,
+    ) -> np.ndarray:
         """Cycle time; `eager` is the share of such steps that carry prompt chunks and so run without a CUDA
         graph (rates.EAGER_STEP_OVERHEAD_S)."""
         return cycle_time_s(
@@ -160,6 +175,7 @@ class LoadModel:
             cached_tokens=k + 0.0 * like,
             prefill_pairs=a + 0.0 * like,
             step_overhead_s=self.overhead + self.eager_overhead * eager,
+            colocated=self.colocated if colocated is None else colocated,
         )
 
     def eager_share(self, x: np.ndarray, decode_tokens: Any) -> np.ndarray:
@@ -171,13 +187,15 @@ class LoadModel:
         left = np.maximum(budget - decode_tokens, 1.0)
         return np.minimum(1.0, x * np.maximum(1.0, np.ceil(self.new_in / left)))
 
-    def _decode_cycle(self, running: np.ndarray) -> np.ndarray:
+    def _decode_cycle(self, running: np.ndarray, colocated: bool | None = None) -> np.ndarray:
         """A decode-only cycle of `running` requests plus their draft passes."""
         d = running * self.verify
-        t = self._cycle(d, 0.0, d * self.wl.mean_context_tokens, 0.0, running)
+        t = self._cycle(d, 0.0, d * self.wl.mean_context_tokens, 0.0, running, colocated=colocated)
         spec = self.wl.speculation
         if spec.draft_tokens:
-            draft = self._cycle(running, 0.0, running * self.wl.mean_context_tokens, 0.0, running)
+            draft = self._cycle(
+                running, 0.0, running * self.wl.mean_context_tokens, 0.0, running, colocated=colocated
+            )
             t = t + spec.draft_tokens * spec.draft_cost_fraction * draft
         return t
 
@@ -238,7 +256,11 @@ class LoadModel:
     def _mean_ttft_s(self, x: np.ndarray, t: np.ndarray, open_loop: bool = True) -> np.ndarray:
         """Mean TTFT from the same components as the sampled one, without sampling (closed-loop solve)."""
         parts = self._ttft_parts(x, t, open_loop)
-        return parts["busy"] * 0.5 * self.scheduler_steps * t + parts["wait_mean"] + parts["own_mean"]
+        a, cap = parts["adp_span"], parts["adp_cap"]
+        adp_mean = np.where(a <= cap, 0.5 * a, cap - cap**2 / (2.0 * np.maximum(a, 1e-30)))
+        return (
+            parts["busy"] * 0.5 * self.scheduler_steps * t + parts["wait_mean"] + parts["own_mean"] + adp_mean
+        )
 
     def _ttft_parts(self, x: np.ndarray, t: np.ndarray, open_loop: bool = True) -> dict[str, np.ndarray]:
         """TTFT components at a state. The wait for a running slot is an open-loop queue (M/M/c); with a fixed
@@ -271,7 +293,10 @@ class LoadModel:
         lq = rho_s ** np.sqrt(2.0 * (c + 1.0)) / (1.0 - rho_s)
         wait_s = np.where((rate > 0) & open_loop, lq / np.maximum(rate, 1e-30), 0.0)
         extra = 0.0 if rep.extra_ttft_s is None else _col(rep.extra_ttft_s, x)
+        adp_span, adp_cap = self._adp_wait(x, t, rate)
         return {
+            "adp_span": adp_span,
+            "adp_cap": adp_cap,
             "busy": busy,
             "left": left,
             "rho_p": rho_p,
@@ -282,6 +307,19 @@ class LoadModel:
             "own_mean": own_mean + extra,
             "extra": extra + 0.0 * x,
         }
+
+    def _adp_wait(self, x: np.ndarray, t: np.ndarray, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """TensorRT-LLM attention-DP balance (attention_dp_config enable_balance; ADP balance blog, NVIDIA/TensorRT-LLM
+        docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md): a context request is held until every one of
+        the dp ranks has one, at most timeout_iters iterations. Requests reach the ranks in turn, so a request waits
+        for the rest of its group of dp arrivals: uniform over [0, (dp - 1) / rate], capped at timeout_iters steps.
+        Returns (span of that uniform, cap), zero when the engine does not wait."""
+        zero = np.zeros_like(x)
+        if self.adp_timeout_iters is None or not self.colocated or self.new_in <= 0:
+            return zero, zero
+        dp = _col(self.rep.coef.dp, x)
+        span = np.where((dp > 1) & (rate > 0), (dp - 1.0) / np.maximum(rate, 1e-30), 0.0)
+        return span, self.adp_timeout_iters * t + zero
 
     def state(
         self,
@@ -311,7 +349,10 @@ class LoadModel:
         p_s = parts["p_wait_s"][e]
         wait_s = np.where(u[6] < p_s, (parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * exponential, 0.0)
         own = self._own_prefill_s(x, d, parts, in_new)
-        ttft = residual + wait_p + wait_s + own + parts["extra"][e] + _as(closed_loop_extra_wait_s, x)[e]
+        adp = np.minimum(self.adp_uniform[:draws] * parts["adp_span"][e], parts["adp_cap"][e])
+        ttft = (
+            residual + wait_p + wait_s + own + adp + parts["extra"][e] + _as(closed_loop_extra_wait_s, x)[e]
+        )
         # TPOT samples: the step time, linear in the running count and the prefill tokens around the mean state
         a, b = self._step_slopes(x, t)
         steps = np.maximum(self.out_samples[:draws] / wl.speculation.acceptance_length, 1.0)
@@ -447,6 +488,15 @@ def _percentiles(samples: np.ndarray) -> dict[float, np.ndarray]:
         high = min(low + 1, n - 1)
         out[p] = ordered[..., low] + (ordered[..., high] - ordered[..., low]) * (rank - low)
     return out
+
+
+def _erf(v: np.ndarray) -> np.ndarray:
+    """Error function (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7), so a normal draw maps to a uniform one."""
+    sign = np.sign(v)
+    a = np.abs(v)
+    k = 1.0 / (1.0 + 0.3275911 * a)
+    poly = k * (0.254829592 + k * (-0.284496736 + k * (1.421413741 + k * (-1.453152027 + k * 1.061405429))))
+    return sign * (1.0 - poly * np.exp(-a * a))
 
 
 def _as(value: Any, like: np.ndarray) -> np.ndarray:

@@ -63,6 +63,13 @@ PCIE_COLLECTIVE_LATENCY_S = 30e-6
 #: Per-layer latency of one expert dispatch + combine over RDMA (DeepEP low-latency kernels, EP 8-256, 128 tokens:
 #: dispatch 163-194 µs, combine 318-369 µs; midpoints summed).
 RDMA_DISPATCH_COMBINE_LATENCY_S = 520e-6
+#: Attention data parallelism in a colocated server (prompt chunks and decodes in the same iterations): the mean
+#: over iterations of (mean tokens per rank / busiest rank's tokens). TensorRT-LLM's ADP balance blog (NVIDIA/
+#: TensorRT-LLM docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md, DeepSeek-V3 on 8 GB200, DP 8 / EP 8,
+#: 16,000 requests of 803 input / 3,653 output tokens): 54.11% with round-robin scheduling, 84.33% with the
+#: context wait (enable_balance, timeout_iters 50), 87.70% with batching_wait_iters 10 as well. Serving engines'
+#: recommended attention-DP settings balance the context phase, so the planning figure is the context-wait one.
+ATTENTION_DP_BALANCE_RATIO = 0.8433
 #: KV cache transfer between a prefill and a decode pool: achieved fraction of the fabric's line rate (Mooncake +
 #: vLLM P/D: 142.25 GB/s of 200 GB/s, 71%).
 KV_TRANSFER_FRACTION = 0.71
@@ -90,7 +97,7 @@ ROOFLINE_EXPOSED_FRACTION = 0.8
 #: layer (and its all-to-all). Published range: SGLang's expert-parallel load balancer (EPLB) made DeepSeek-V3
 #: 1.49x faster in prefill and 2.54x in decode at large EP (lmsys blog 2025-05-05), so imbalance without it is
 #: 1.5-2.5x and with it nearer 1. Fitted.
-EXPERT_LOAD_IMBALANCE = 2.05
+EXPERT_LOAD_IMBALANCE = 1.9
 #: Fixed cost of one engine step (scheduling, input preparation, sampling, kernel launches not in a CUDA graph).
 #: No direct per-step figure was found for vLLM V1 or SGLang; vLLM's v0.6 profile (2024-09-05 blog) shows CPU
 #: work was 62% of wall time before async scheduling. Fitted.
@@ -107,9 +114,9 @@ EAGER_STEP_OVERHEAD_S = 3.0e-3
 #: out of the fit (accuracy/data/serving_loo.csv; `python -m planner.engine validate` prints the current values and
 #: tests/engine/test_serving_validation.py fails when these no longer match, rounded outward to two decimals). A
 #: throughput T reads [low x T, high x T].
-THROUGHPUT_RANGE = (0.57, 1.39)
+THROUGHPUT_RANGE = (0.58, 1.39)
 #: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
-LATENCY_RANGE = (0.72, 2.76)
+LATENCY_RANGE = (0.73, 2.73)
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
@@ -186,6 +193,11 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "value": {"nvlink": SCALEUP_COLLECTIVE_LATENCY_S * 1e6, "pcie": PCIE_COLLECTIVE_LATENCY_S * 1e6},
             "unit": "µs per all-reduce or all-to-all",
             "source": "nccl-tests small-message latency on 8 NVLink GPUs; PCIe 3x (planning assumption)",
+        },
+        "serving.attention_dp_balance_ratio": {
+            "value": ATTENTION_DP_BALANCE_RATIO,
+            "unit": "mean tokens per attention-DP rank / busiest rank's, colocated steps",
+            "source": "TensorRT-LLM ADP balance blog (tech_blog10): 84.33% with the context wait, DeepSeek-V3 DP8 GB200",
         },
         "serving.kv_transfer_fraction": {
             "value": KV_TRANSFER_FRACTION,

@@ -41,6 +41,9 @@ class EngineSettings:
     #: gpu_memory_utilization is a fraction of the memory left after weights (TensorRT-LLM's
     #: kv_cache_free_gpu_mem_fraction) rather than of the whole GPU (vLLM)
     memory_fraction_of_free: bool = False
+    #: TensorRT-LLM attention_dp_config with enable_balance: a context request waits until every attention-DP rank
+    #: has one, at most this many iterations (timeout_iters); None when the engine does not wait
+    adp_balance_timeout_iters: int | None = None
 
     def limits(self, hw: ServingHardware) -> tuple[int, int]:
         running, tokens = eff.engine_defaults(hw.hbm_gib, hw.name)
@@ -119,6 +122,7 @@ class Prepared:
             wl,
             overlap_scheduling=self.engine.overlap_scheduling,
             scheduler_steps=self.engine.scheduler_steps,
+            adp_balance_timeout_iters=self.engine.adp_balance_timeout_iters,
             prefill_only=prefill,
             decode_only=not prefill,
         )
@@ -174,6 +178,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
         d.workload,
         overlap_scheduling=d.engine.overlap_scheduling,
         scheduler_steps=d.engine.scheduler_steps,
+        adp_balance_timeout_iters=d.engine.adp_balance_timeout_iters,
     )
     return Prepared(shape, hw, tuple(lays), tuple(memories), coef, reps, model, d.engine)
 
@@ -244,6 +249,7 @@ def _prefill_only(d: Deployment, p: Prepared, mem: ReplicaMemory, cap: float) ->
             cached_tokens=np.zeros(1),
             prefill_pairs=np.asarray([budget * pairs_per_token]),
             step_overhead_s=p.model.overhead + p.model.eager_overhead,
+            colocated=False,
         )[0]
     )
     tokens = budget / t / (1.0 - wl.prefix_hit_rate) * d.replicas
@@ -255,7 +261,7 @@ def _decode_only(d: Deployment, p: Prepared, mem: ReplicaMemory, running: float)
     """A decode pool replica holding `running` requests at their average context: one token (tau with
     speculation) per request per step."""
     lm = p.model
-    t = float(lm._decode_cycle(np.asarray([running]))[0])
+    t = float(lm._decode_cycle(np.asarray([running]), colocated=False)[0])
     tokens = running * d.workload.speculation.acceptance_length / t * d.replicas
     rate = tokens / d.workload.output.mean
     return ServingResult(d, mem, None, tokens, 0.0, rate, rate, True)

@@ -64,6 +64,8 @@ class StepCoefficients:
     comm_overlap: np.ndarray  # 1 where collectives overlap compute (two-batch overlap), else 0
     handoff_fixed_s: np.ndarray  # per cycle, (pp - 1) hand-off latencies
     handoff_s_per_token: np.ndarray
+    #: busiest attention-DP rank's tokens over the mean in a colocated step (1 without attention DP)
+    dp_imbalance: np.ndarray
     experts: float
     top_k: float
 
@@ -176,6 +178,7 @@ def step_coefficients(
         pp_bandwidth, pp_latency = _link(hw, tp * pp)
         cols["handoff_fixed_s"].append((pp - 1) * pp_latency)
         cols["handoff_s_per_token"].append((pp - 1) * shape.hidden * ACTIVATION_BYTES / pp_bandwidth)
+        cols["dp_imbalance"].append(1.0 / eff.ATTENTION_DP_BALANCE_RATIO if dp > 1 else 1.0)
     arrays = {k: np.asarray(v, dtype=float) for k, v in cols.items()}
     return StepCoefficients(**arrays, experts=float(shape.experts), top_k=float(shape.top_k))
 
@@ -202,17 +205,25 @@ def cycle_time_s(
     cached_tokens: Any,
     prefill_pairs: Any,
     step_overhead_s: Any = None,
+    colocated: bool = True,
 ) -> np.ndarray:
     """Seconds for every running request to get its next token(s) (one pipeline cycle), given per replica:
     `decode_tokens` decoded (and verified, with speculation) this step, `prefill_tokens` of prompt chunks,
     `cached_tokens` = sum over decode tokens of the cached positions they attend to, `prefill_pairs` = causal
-    (query, key) pairs of the prefill chunks."""
+    (query, key) pairs of the prefill chunks.
+
+    With attention data parallelism every rank computes its own requests' attention and dense layers, and the
+    step waits for the busiest rank (TensorRT-LLM ADP balance blog: iteration time = max over ranks). In a
+    `colocated` step (prompt chunks and decodes of different ranks in one iteration) the rank-local per-token work
+    is scaled by `dp_imbalance` (rates.ATTENTION_DP_BALANCE_RATIO); a disaggregated pool's ranks all run the same
+    phase, so it is not."""
     like = np.asarray(decode_tokens, dtype=float) + np.asarray(prefill_tokens, dtype=float)
     pp = _col(c.pp, like)
     tokens = like / pp  # per micro-batch
+    skew = _col(c.dp_imbalance, like) if colocated else 1.0
     decode = np.asarray(decode_tokens, dtype=float) / pp
     touched = 1.0 - np.power(1.0 - c.top_k / c.experts, np.maximum(tokens, 0.0)) if c.top_k else 0.0
-    dense = _roof(_col(c.dense_weight_s, like), tokens * _col(c.dense_flop_s_per_token, like))
+    dense = _roof(_col(c.dense_weight_s, like), skew * tokens * _col(c.dense_flop_s_per_token, like))
     experts = _roof(touched * _col(c.expert_weight_s, like), tokens * _col(c.expert_flop_s_per_token, like))
     head = _roof(_col(c.head_weight_s, like), decode * _col(c.head_flop_s_per_token, like))
     kv_memory = (np.asarray(cached_tokens, dtype=float) / pp) * _col(c.kv_read_s_per_cached_token, like) + (
@@ -221,8 +232,8 @@ def cycle_time_s(
     attention_math = (np.asarray(cached_tokens, dtype=float) / pp) * _col(
         c.decode_attention_s_per_pair, like
     ) + (np.asarray(prefill_pairs, dtype=float) / pp) * _col(c.prefill_attention_s_per_pair, like)
-    attention = _roof(kv_memory, attention_math)
-    elementwise = tokens * _col(c.elementwise_s_per_token, like)
+    attention = _roof(skew * kv_memory, skew * attention_math)
+    elementwise = skew * tokens * _col(c.elementwise_s_per_token, like)
     comm = _col(c.comm_fixed_s, like) + tokens * _col(c.comm_s_per_token, like)
     compute = dense + experts + head + attention + elementwise
     overlap = _col(c.comm_overlap, like)
