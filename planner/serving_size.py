@@ -9,6 +9,7 @@ catalog's rental reference and a node priced from the catalog GPU price (adapter
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,10 +43,14 @@ def _candidate(gpu: Gpu, gpus_per_node: int) -> dict[str, Any]:
     return out
 
 
-def sizing_payload(scenario: Scenario) -> dict[str, Any]:
-    """The sizer's input for an inference scenario (docs/engine-contract.md, "Sizing a service")."""
-    ids = [scenario.catalog_gpu_id] if scenario.catalog_gpu_id else []
-    ids += [i for i in SIZING_GPU_IDS if i not in ids]
+def sizing_payload(scenario: Scenario, gpu_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """The sizer's input for an inference scenario (docs/engine-contract.md, "Sizing a service"): candidates
+    `gpu_ids`, by default the scenario's own GPU and SIZING_GPU_IDS."""
+    if gpu_ids is None:
+        ids = [scenario.catalog_gpu_id] if scenario.catalog_gpu_id else []
+        ids += [i for i in SIZING_GPU_IDS if i not in ids]
+    else:
+        ids = list(gpu_ids)
     gpus = {g.pk: g for g in Gpu.objects.filter(pk__in=ids)}
     economics = adapters.economics_payload(
         scenario

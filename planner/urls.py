@@ -22,6 +22,7 @@ urlpatterns = [
     path("scenarios/<int:pk>/preview/", views.scenario_preview, name="scenario_preview"),
     path("scenarios/<int:pk>/evaluate/", views.scenario_reevaluate, name="scenario_reevaluate"),
     path("scenarios/<int:pk>/size/", views.scenario_size, name="scenario_size"),
+    path("scenarios/<int:pk>/compare-gpus/", views.scenario_compare_gpus, name="scenario_compare_gpus"),
     path("scenarios/<int:pk>/clone/", views.scenario_clone, name="scenario_clone"),
     path("scenarios/<int:pk>/delete/", views.scenario_delete, name="scenario_delete"),
     path("scenarios/<int:pk>/share/", views.share_create, name="share_create"),

@@ -18,13 +18,14 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from planner import ratelimit, selectors, services, serving_size, showcase
+from planner import gpu_compare, ratelimit, selectors, services, serving_size, showcase
 from planner.accuracy import accuracy_page
 from planner.engine.inputs.errors import SpecError
 from planner.forms import (
     FIELDSETS,
     CloneForm,
     CompareForm,
+    GpuCompareForm,
     ScenarioForm,
     ScenarioSearchForm,
     SignupForm,
@@ -293,6 +294,25 @@ def scenario_size(request: HttpRequest, pk: int) -> HttpResponse:
     """ "Size it for me": the scenario's service sized on several GPU types (planner/serving_size.py)."""
     scenario = selectors.scenario_get(user=request.user, pk=pk)
     return render(request, "planner/scenario_size.html", {"page": serving_size.size_scenario(scenario)})
+
+
+@login_required
+@require_GET
+@ratelimit.limited("evaluate", "GPU comparisons", methods=("GET",))
+def scenario_compare_gpus(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Compare GPUs": the scenario's workload on 2-4 catalog GPUs side by side (planner/gpu_compare.py);
+    `?format=csv` downloads the table. Nothing is saved."""
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    form = GpuCompareForm(request.GET if "gpus" in request.GET else gpu_compare.default_query(scenario))
+    if not form.is_valid():
+        context = {"scenario": scenario, "form": form, "page": None}
+        return render(request, "planner/scenario_compare_gpus.html", context, status=400)
+    page = gpu_compare.compare_gpus(scenario, form.cleaned_data["gpus"], form.cleaned_data["mode"])
+    if request.GET.get("format") == "csv":
+        return gpu_compare.csv_download(page)
+    return render(
+        request, "planner/scenario_compare_gpus.html", {"scenario": scenario, "form": form, "page": page}
+    )
 
 
 # ------------------------------------------------------------------------------------------------ clone / delete

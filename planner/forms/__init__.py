@@ -11,13 +11,14 @@ Only what other modules use is exported here.
 
 from planner.forms.fields import FIELDSETS
 from planner.forms.inputs import initial_from_scenario
-from planner.forms.pages import CloneForm, CompareForm, ScenarioSearchForm, SignupForm
+from planner.forms.pages import CloneForm, CompareForm, GpuCompareForm, ScenarioSearchForm, SignupForm
 from planner.forms.scenario import ScenarioForm
 
 __all__ = [
     "FIELDSETS",
     "CloneForm",
     "CompareForm",
+    "GpuCompareForm",
     "ScenarioForm",
     "ScenarioSearchForm",
     "SignupForm",

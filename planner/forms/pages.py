@@ -4,6 +4,7 @@ Exported by `planner.forms`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -88,3 +89,78 @@ class CompareForm(forms.Form):
                 f"Pick between {self.MIN_SCENARIOS} and {self.MAX_SCENARIOS} scenarios to compare (got {len(ids)})."
             )
         return ids
+
+
+#: What a catalog row id looks like (catalog/seed ids: lower-case words joined by underscores).
+CATALOG_ID = re.compile(r"[A-Za-z0-9_.\-]{1,100}")
+
+
+class GpuMultipleChoiceField(forms.ModelMultipleChoiceField):
+    """Catalog GPUs by id; blank picks are ignored and an unknown id is named (shortened) in the message."""
+
+    ID_SHOWN_CHARS = 40
+
+    def label_from_instance(self, obj: Gpu) -> str:
+        return f"{obj.vendor} {obj.model}"
+
+    def clean(self, value: Any) -> Any:
+        values = value if isinstance(value, list | tuple) else ([value] if value else [])
+        ids = list(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
+        # Only id-shaped values reach the database (a NUL byte is an error on PostgreSQL, not a miss).
+        plausible = [i for i in ids if CATALOG_ID.fullmatch(i)]
+        known = (
+            set(self.queryset.filter(pk__in=plausible).values_list("pk", flat=True)) if plausible else set()
+        )
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            shown = (
+                unknown[0]
+                if len(unknown[0]) <= self.ID_SHOWN_CHARS
+                else unknown[0][: self.ID_SHOWN_CHARS] + "…"
+            )
+            raise forms.ValidationError(self.error_messages["invalid_choice"], params={"value": shown})
+        return super().clean(ids)
+
+
+class GpuCompareForm(forms.Form):
+    """Which catalog GPUs to put the scenario on (the "Compare GPUs" page), and how to size each cluster."""
+
+    MIN_GPUS = 2
+    MAX_GPUS = 4
+    gpus = GpuMultipleChoiceField(
+        label="GPUs to compare",
+        queryset=Gpu.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={
+            "invalid_choice": "GPUs to compare: “%(value)s” is not a catalog GPU; pick from the list.",
+            "required": "GPUs to compare: pick between 2 and 4 GPUs.",
+            "invalid_pk_value": "GPUs to compare: “%(pk)s” is not a catalog GPU id.",
+        },
+    )
+    MODES = {
+        "same_gpus": "Same GPU count (nodes and GPUs per node kept)",
+        "same_budget": "Same budget (the most nodes whose capex stays within the scenario's)",
+    }
+    mode = forms.ChoiceField(
+        label="Cluster for each GPU",
+        choices=list(MODES.items()),
+        initial="same_gpus",
+        required=False,
+        widget=forms.RadioSelect,
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["gpus"].queryset = Gpu.objects.all()
+
+    def clean_gpus(self) -> list[Gpu]:
+        picked = list(self.cleaned_data["gpus"])
+        if not self.MIN_GPUS <= len(picked) <= self.MAX_GPUS:
+            raise forms.ValidationError(
+                f"GPUs to compare: pick between {self.MIN_GPUS} and {self.MAX_GPUS} GPUs (got {len(picked)})."
+            )
+        order = [str(v) for v in self.data.getlist("gpus")] if hasattr(self.data, "getlist") else []
+        return sorted(picked, key=lambda g: order.index(g.pk) if g.pk in order else len(order))
+
+    def clean_mode(self) -> str:
+        return self.cleaned_data.get("mode") or "same_gpus"

@@ -1,0 +1,198 @@
+""" "Compare GPUs": a saved scenario's workload moved onto 2-4 catalog GPUs and evaluated by the engine on each
+(planner/gpu_compare.py); read-only."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from django.urls import reverse
+
+from catalog.models import Gpu
+from planner import adapters, gpu_compare, services, serving_size
+from planner.engine import api as engine
+from planner.models import Scenario, ScenarioResult
+from tests.planner.conftest import make_scenario
+
+FOUR = ["nvidia_h100_sxm5_80gb", "nvidia_h200_sxm_141gb", "nvidia_b200_hgx", "amd_mi300x"]
+SERVING = {
+    "model_preset": "llama3.1-70b",
+    "tp": 8,
+    "nodes": 4,
+    "serving_batch": 32,
+    "context_len": 4096,
+    "output_len": 512,
+    "target_tokens_per_s": 20000,
+    "max_ttft_s": 2,
+}
+
+
+def _gpus(ids: list[str]) -> list[Gpu]:
+    return [Gpu.objects.get(pk=i) for i in ids]
+
+
+def _row(page: gpu_compare.GpuComparison, key: str) -> gpu_compare.CompareRow:
+    return next(r for _, rows in page.groups for r in rows if r.column.key == key)
+
+
+def _direct_estimate(copy: Scenario, layout: dict) -> dict:
+    """The engine's own estimate of the moved scenario at `layout` (no planner service in between)."""
+    return engine.estimate(adapters.with_parallelism(adapters.scenario_payload(copy), layout))
+
+
+@pytest.mark.django_db
+def test_training_columns_equal_the_engine_on_the_moved_scenario_at_its_fastest_layout(alice, catalog):
+    scenario = make_scenario(alice, "llama70b-h100-1t")
+    page = gpu_compare.compare_gpus(scenario, _gpus(FOUR))
+    assert [c.gpu.pk for c in page.columns] == FOUR
+    for column in page.columns:
+        assert column.problem is None and column.scenario.gpu_id == column.gpu.pk
+        assert column.scenario.total_gpus == scenario.total_gpus == 256
+        # the layout is the engine search's fastest for this GPU and node count
+        found = engine.search(adapters.search_payload(column.scenario))
+        best = {k: v for k, v in found["best"][0]["config"].items() if k in adapters.PARALLELISM_KEYS}
+        direct = _direct_estimate(column.scenario, best)
+        assert column.output["time"]["days"] == pytest.approx(direct["time"]["days"])
+        assert column.output["cost"]["tco_usd"] == pytest.approx(direct["cost"]["tco_usd"])
+        assert column.output["power"]["peak_it_kw"] == pytest.approx(direct["power"]["peak_it_kw"])
+        assert f"TP{best['tp']}" in column.layout and "automatic" in column.layout
+    days = [c.output["time"]["days"] for c in page.columns]
+    assert _row(page, "days").best == {days.index(min(days))}
+    assert "2N" in _row(page, "peak_it_kw").cells[0]  # the redundancy is stated
+    assert not ScenarioResult.objects.exclude(scenario=scenario).exists()  # nothing saved
+    assert Scenario.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_inference_columns_use_the_sizers_layout_and_equal_the_engine(alice, catalog):
+    scenario = make_scenario(alice, "llama8b-serving", **SERVING)
+    page = gpu_compare.compare_gpus(scenario, _gpus(FOUR))
+    sized = engine.size_service(serving_size.sizing_payload(scenario, FOUR))
+    chosen = {a["gpu_id"]: a["colocated"]["layout"] for a in sized["answers"] if a["feasible"]}
+    assert chosen
+    for column in page.columns:
+        assert column.scenario.total_gpus == 32
+        layout = chosen.get(column.gpu.pk)
+        if layout is not None:
+            assert (column.scenario.tp, column.scenario.pp) == (layout["tp"], layout["pp"])
+            assert "sizer" in column.layout
+        direct = _direct_estimate(column.scenario, {"tp": column.scenario.tp, "pp": column.scenario.pp})
+        inf = column.output["inference"]
+        assert inf["tokens_per_s"] == pytest.approx(direct["inference"]["tokens_per_s"])
+        assert inf["usd_per_million_tokens"] == pytest.approx(direct["inference"]["usd_per_million_tokens"])
+    ttft = _row(page, "ttft_s_p90").cells
+    for column, cell in zip(page.columns, ttft, strict=True):
+        if column.output["inference"]["ttft_s_p90"] is None:  # 32 GPUs cannot serve the rate on this GPU
+            assert column.output["inference"]["saturated"] and "saturated" in cell
+    keys = {r.column.key for _, rows in page.groups for r in rows}
+    assert {"ttft_s_p90", "tpot_s_p90", "usd_per_m_tokens_own", "inf_tokens_per_s"} <= keys
+    assert "days" not in keys
+
+
+@pytest.mark.django_db
+def test_a_gpu_that_cannot_hold_the_model_says_why_and_the_others_still_show(alice, catalog):
+    scenario = make_scenario(alice, "llama70b-h100-1t", nodes=1)
+    page = gpu_compare.compare_gpus(scenario, _gpus(["nvidia_l4", "nvidia_b200_hgx"]))
+    l4, b200 = page.columns
+    assert l4.problem and "memory" in l4.problem.lower()
+    assert "GiB" in l4.problem
+    cells = _row(page, "problem").cells
+    assert cells[0] == l4.problem
+    assert _row(page, "tco_usd").cells[0] != "—"  # the cluster still has a price and power
+    assert _row(page, "days").cells[0] == "—"
+    assert b200.output["memory"]["fits"] == (b200.problem is None)
+
+
+@pytest.mark.django_db
+def test_same_budget_gives_each_gpu_the_most_nodes_within_the_scenarios_capex(alice, catalog):
+    scenario = make_scenario(alice, "llama70b-h100-1t", nodes=8)
+    budget = scenario.latest_result.output["cost"]["capex_usd"]
+    page = gpu_compare.compare_gpus(scenario, _gpus(["nvidia_h100_sxm5_80gb", "amd_mi300x"]), "same_budget")
+    assert page.budget_usd == budget
+    h100, mi300x = page.columns
+    assert h100.scenario.nodes == 8  # the scenario's own GPU at its own budget
+    assert mi300x.output["cost"]["capex_usd"] <= budget
+    one_more = gpu_compare.moved_scenario(scenario, mi300x.gpu, nodes=mi300x.scenario.nodes + 1)
+    assert services.scenario_evaluation_run(scenario=one_more).output["cost"]["capex_usd"] > budget
+    assert mi300x.scenario.nodes > 8  # a cheaper GPU buys more nodes
+
+
+@pytest.mark.django_db
+def test_csv_rows_carry_the_raw_values_of_the_table(alice, catalog):
+    scenario = make_scenario(alice, "llama70b-h100-1t")
+    page = gpu_compare.compare_gpus(scenario, _gpus(FOUR[:2]))
+    header, rows = gpu_compare.csv_rows(page)
+    assert header[3:] == [c.gpu.model for c in page.columns]
+    tco = next(r for r in rows if r[0] == "tco_usd")
+    assert tco[3:] == [c.output["cost"]["tco_usd"] for c in page.columns]
+
+
+# ------------------------------------------------------------------------------------------------ views
+
+
+@pytest.mark.django_db
+def test_the_page_compares_the_default_gpus_and_downloads_csv(client, alice, catalog):
+    scenario = make_scenario(alice, "llama70b-h100-1t")
+    client.force_login(alice)
+    url = reverse("scenario_compare_gpus", args=[scenario.pk])
+    assert url in client.get(scenario.get_absolute_url()).content.decode()
+    response = client.get(url)
+    html = response.content.decode()
+    assert response.status_code == 200 and 'data-testid="gpu-compare-table"' in html
+    assert all(re.search(f'value="{i}"[^>]*checked', html) for i in FOUR)  # the default picks
+    assert "H200" in html and "MI300X" in html and "chart-data" in html
+    query = "&".join(f"gpus={i}" for i in FOUR[:3])
+    download = client.get(f"{url}?{query}&mode=same_gpus&format=csv")
+    assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
+    table = list(csv.reader(io.StringIO(b"".join(download.streaming_content).decode())))
+    assert len(table[0]) == 3 + 3 and any(r[0] == "tco_usd" for r in table)
+    assert Scenario.objects.count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("gpus=nvidia_h100_sxm5_80gb", "pick between 2 and 4 GPUs (got 1)"),
+        ("&".join(f"gpus={i}" for i in [*FOUR, "nvidia_l4"]), "pick between 2 and 4 GPUs (got 5)"),
+        ("gpus=nvidia_h100_sxm5_80gb&gpus=no_such_gpu", "“no_such_gpu” is not a catalog GPU"),
+        ("gpus=nvidia_h100_sxm5_80gb&gpus=" + "x" * 5000, "“" + "x" * 40 + "…” is not a catalog GPU"),
+        ("gpus=&gpus=", "pick between 2 and 4"),
+        ("gpus=amd_mi300x&gpus=amd_mi300x", "pick between 2 and 4 GPUs (got 1)"),
+        ("gpus=nvidia_h100_sxm5_80gb&gpus=%00%27%3Cscript%3E", "is not a catalog GPU"),
+        ("gpus=nvidia_h100_sxm5_80gb&gpus=amd_mi300x&mode=same_power", "Cluster for each GPU"),
+    ],
+)
+def test_bad_picks_answer_400_naming_the_field(client, alice, catalog, query, message):
+    scenario = make_scenario(alice, "llama8b-serving")
+    client.force_login(alice)
+    response = client.get(reverse("scenario_compare_gpus", args=[scenario.pk]) + "?" + query)
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert message in html.replace("&ldquo;", "“").replace("&rdquo;", "”") or message in html
+    assert "GPUs to compare" in html
+
+
+@pytest.mark.django_db
+def test_someone_elses_scenario_is_404_and_signed_out_is_sent_to_sign_in(client, alice, bob, catalog):
+    scenario = make_scenario(alice, "llama8b-serving")
+    url = reverse("scenario_compare_gpus", args=[scenario.pk])
+    response = client.get(url)
+    assert response.status_code == 302 and "login" in response["Location"]
+    client.force_login(bob)
+    assert client.get(url).status_code == 404
+    assert client.get(url + "?gpus=nvidia_h100_sxm5_80gb&gpus=amd_mi300x&format=csv").status_code == 404
+    assert client.get(reverse("scenario_compare_gpus", args=[999999])).status_code == 404
+    assert client.post(url).status_code == 405
+
+
+@pytest.mark.django_db
+def test_a_gpu_job_compares_its_job_time(client, alice, catalog):
+    scenario = make_scenario(alice, "md-job")
+    page = gpu_compare.compare_gpus(scenario, _gpus(FOUR[:2]))
+    days = _row(page, "job_days")
+    assert all(c.output["job"]["days"] > 0 for c in page.columns) and len(days.cells) == 2
+    client.force_login(alice)
+    assert client.get(reverse("scenario_compare_gpus", args=[scenario.pk])).status_code == 200
