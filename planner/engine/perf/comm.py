@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from planner.engine.perf import fastnp as np  # numpy, with one-number calls answered in Python
 
 #: Achieved fraction of the per-direction NVLink/Infinity-Fabric bandwidth for large ring collectives. NCCL's
 #: all-reduce bus bandwidth on DGX A100 is about 230 of 300 GB/s per direction (nccl-tests, NVIDIA DGX A100

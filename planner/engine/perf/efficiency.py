@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from planner.engine.perf import fastnp as np  # numpy, with one-number calls answered in Python
 from planner.engine.perf.layout import FLASH_V1, FLASH_V2
 
 #: Measured Maximum Achievable Matmul FLOPS (BF16, dense) as a fraction of the datasheet peak, by accelerator.

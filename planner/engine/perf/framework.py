@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from planner.engine.perf import fastnp as np  # numpy, with one-number calls answered in Python
 from planner.engine.perf.layout import DEEPSPEED, FSDP, MEGATRON, Layout
 
 #: HBM traffic of an eager (unfused) element-wise pass relative to the fused kernels the engine's element-wise

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from planner.engine.inputs.units import GiB
+from planner.engine.perf import fastnp as np  # numpy, with one-number calls answered in Python
 from planner.engine.perf.hardware import Hardware
 from planner.engine.perf.layout import FULL, NONE, Layout, Numerics
 from planner.engine.transformer.shape import ModelShape
