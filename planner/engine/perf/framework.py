@@ -38,7 +38,7 @@ EAGER_ELEMENTWISE_FACTOR = 3.0
 #: time: NCCL's channels are thread blocks that take streaming multiprocessors and HBM bandwidth from the GEMMs
 #: (NCCL runs one CTA per channel, up to 32 channels: NCCL_MAX_NCHANNELS, NCCL environment documentation; an
 #: H100 has 132 SMs, an A100 108). Fitted jointly on the whole validation set (accuracy/calibrate.py).
-OVERLAP_SLOWDOWN = 0.0
+OVERLAP_SLOWDOWN = 0.1
 #: Host time per launched kernel in eager PyTorch: "PyTorch... overhead on the order of 10 microseconds per
 #: operator" (Horace He, "Making Deep Learning Go Brrrr From First Principles", 2022, section Overhead).
 EAGER_HOST_S_PER_KERNEL = 10e-6
