@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from planner.engine.job.presets import BLENDER_CYCLES, GROMACS_100K, JobPreset
 from planner.models import (
     FacilityKind,
     JobScaling,
@@ -116,6 +117,36 @@ STARTERS: tuple[Starter, ...] = (
         "Molecular dynamics: 12 GPU-hours on 8 GPUs",
         "A generic GPU job that is 95 % parallel (Amdahl's law) on one 8-GPU node.",
         (("workload_kind", WorkloadKind.JOB), ("nodes", 1)),
+    ),
+)
+
+
+def _job_starter(preset: JobPreset, description: str) -> Starter:
+    """A preset of planner/engine/job/presets.py as a one-node job scenario on the GPU it was measured on: its
+    single-GPU hours and the Amdahl fraction derived from the middle of its measured multi-GPU time."""
+    p = round(preset.parallel_fraction(preset.measured_hours_mid), 4)
+    return Starter(
+        f"job-{preset.key}",
+        f"{preset.label}: {preset.single_gpu_hours:g} h on one GPU",
+        description,
+        (
+            ("workload_kind", WorkloadKind.JOB),
+            ("gpu", preset.reference_gpu_id),
+            ("nodes", 1),
+            ("gpus_per_node", preset.measured_gpus),
+            ("job_single_gpu_hours", preset.single_gpu_hours),
+            ("job_parallel_fraction", p),
+            ("job_scaling", JobScaling.AMDAHL),
+        ),
+    )
+
+
+STARTERS += (
+    _job_starter(
+        GROMACS_100K, "12 h on one A100, 2–3 h on 8 GPUs: Amdahl p derived from 2.5 h (HPC presets page)."
+    ),
+    _job_starter(
+        BLENDER_CYCLES, "24 h per shot on one GPU, 3 h on 8: linear scaling, p = 1 (HPC presets page)."
     ),
 )
 STARTERS_BY_KEY: dict[str, Starter] = {s.key: s for s in STARTERS}

@@ -10,6 +10,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("accuracy/", views.engine_accuracy, name="engine_accuracy"),
+    path("hpc/", views.hpc_presets, name="hpc_presets"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/", include("planner.accounts.urls")),
     path("scenarios/", views.scenario_list, name="scenario_list"),

@@ -18,7 +18,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from planner import gpu_compare, ratelimit, selectors, services, serving_size, showcase
+from planner import gpu_compare, hpc, ratelimit, selectors, services, serving_size, showcase
 from planner.accuracy import accuracy_page
 from planner.engine.inputs.errors import SpecError
 from planner.forms import (
@@ -31,6 +31,7 @@ from planner.forms import (
     SignupForm,
     initial_from_scenario,
 )
+from planner.forms.hpc import HpcPresetForm, query_with_defaults
 from planner.middleware import mark_private
 from planner.reports import charts as chart_specs
 from planner.reports import services as report_services
@@ -66,6 +67,19 @@ def favicon(request: HttpRequest) -> HttpResponse:
 def engine_accuracy(request: HttpRequest) -> HttpResponse:
     """Public: published figures and the engine's error on each (no user data)."""
     return render(request, "planner/accuracy.html", {"page": accuracy_page()})
+
+
+@login_required
+@require_GET
+def hpc_presets(request: HttpRequest) -> HttpResponse:
+    """Read-only, no user data (signed in like the catalog pages): an HPC or rendering preset's jobs (frames, ns) per day on a chosen cluster and the GPUs a
+    target needs (planner/hpc.py). Bad input is a 400 with the form's field messages."""
+    form = HpcPresetForm(query_with_defaults(request.GET))
+    if not form.is_valid():
+        return render(request, "planner/hpc_presets.html", {"form": form}, status=400)
+    return render(
+        request, "planner/hpc_presets.html", {"form": form, "page": hpc.hpc_page(form.cleaned_data)}
+    )
 
 
 def home(request: HttpRequest) -> HttpResponse:

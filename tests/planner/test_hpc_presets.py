@@ -1,0 +1,110 @@
+"""The HPC and rendering presets page: jobs/frames per day on a chosen cluster, the derived Amdahl fraction,
+GPUs for a target (spread and packed, cheapest named), flagged cross-GPU speed, and bad input as a 400."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from planner.engine.job.presets import GROMACS_100K
+from planner.forms.hpc import HpcPresetForm, query_with_defaults
+from planner.hpc import hpc_page
+from tests.planner.conftest import make_scenario
+
+A100 = "nvidia_a100_sxm4_80gb"
+H100 = "nvidia_h100_sxm5_80gb"
+
+
+def _page(**query):
+    form = HpcPresetForm(query_with_defaults(query))
+    assert form.is_valid(), form.errors.as_json()
+    return hpc_page(form.cleaned_data)
+
+
+@pytest.mark.django_db
+def test_gromacs_on_its_reference_gpu_reproduces_the_measured_times(catalog):
+    page = _page(preset="gromacs_100k", gpu=A100, gpus=8)
+    assert page.speed == 1.0 and not page.speed_flagged
+    assert page.parallel_fraction["mid"] == pytest.approx(GROMACS_100K.parallel_fraction(2.5))
+    assert page.parallel_fraction["low"] < page.parallel_fraction["mid"] < page.parallel_fraction["high"]
+    rows = {row.mid.gpus_per_job: row for row in page.rates}
+    assert rows[1].mid.jobs_per_day == pytest.approx(16.0)  # 8 x 24 h / 12 h
+    assert rows[8].mid.job_hours == pytest.approx(2.5)
+    assert rows[8].jobs_per_day_low == pytest.approx(8.0) and rows[8].jobs_per_day_high == pytest.approx(12.0)
+
+
+@pytest.mark.django_db
+def test_another_gpu_uses_the_fp32_ratio_and_says_it_is_an_assumption(catalog):
+    page = _page(preset="gromacs_100k", gpu=H100, gpus=8)
+    assert page.speed_flagged and "ASSUMPTION" in page.speed_source
+    assert page.speed == pytest.approx(page.gpu.fp32_tflops / page.reference_gpu.fp32_tflops)
+    typed = _page(preset="gromacs_100k", gpu=H100, gpus=8, relative_speed="1.8")
+    assert typed.speed == 1.8 and not typed.speed_flagged
+    assert typed.rates[0].mid.jobs_per_day == pytest.approx(16.0 * 1.8)
+
+
+@pytest.mark.django_db
+def test_blender_frames_per_day_and_target_in_frames(catalog):
+    page = _page(
+        preset="blender_cycles", gpu=A100, gpus=8, work_per_job="240", target="19200", target_unit="work"
+    )
+    rows = {row.mid.gpus_per_job: row for row in page.rates}
+    assert rows[1].work_per_day == pytest.approx(8 * 240)  # 8 shots/day of 240 frames
+    assert page.target_jobs_per_day == pytest.approx(80.0)
+    assert page.cheapest is not None and page.cheapest.answer.gpus == 80
+    assert sum(row.cheapest for row in page.target_rows) == 1
+
+
+@pytest.mark.django_db
+def test_page_shows_p_rates_target_and_sources(alice_client, catalog):
+    response = alice_client.get(
+        reverse("hpc_presets"), {"preset": "gromacs_100k", "gpu": H100, "gpus": 16, "target": 100}
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    for testid in ("hpc-p", "hpc-rates", "hpc-target", "hpc-cheapest", "hpc-sources"):
+        assert f'data-testid="{testid}"' in html
+    assert "assumption" in html and "planning issue" in html
+
+
+@pytest.mark.django_db
+def test_first_visit_shows_the_default_preset(alice_client, catalog):
+    response = alice_client.get(reverse("hpc_presets"))
+    assert response.status_code == 200 and b'data-testid="hpc-rates"' in response.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "field", "message"),
+    [
+        ({"gpus": "0"}, "gpus", "greater than or equal to 1"),
+        ({"gpus": "many"}, "gpus", "whole number"),
+        ({"gpus": ""}, "gpus", "required"),
+        ({"target": "-5"}, "target", "greater than or equal to 0"),
+        ({"target": "0"}, "target", "greater than 0"),
+        ({"target": "inf"}, "target", "number"),
+        ({"work_per_job": "0"}, "work_per_job", "greater than 0"),
+        ({"relative_speed": "0"}, "relative_speed", "above 0"),
+        ({"relative_speed": "1e9"}, "relative_speed", "at most"),
+        ({"preset": "quake"}, "preset", "valid choice"),
+        ({"gpu": "nvidia_nope"}, "gpu", "valid choice"),
+        ({"target": "50", "target_unit": "work"}, "work_per_job", "ns per simulation"),
+    ],
+)
+def test_bad_input_is_a_400_naming_the_field(alice_client, catalog, query, field, message):
+    response = alice_client.get(reverse("hpc_presets"), query)
+    assert response.status_code == 400
+    errors = response.context["form"].errors
+    assert field in errors and message in " ".join(errors[field])
+    assert f'id="errors-{field}"' in response.content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("starter", "hours_on_8"), [("job-gromacs_100k", 2.5), ("job-blender_cycles", 3.0)])
+def test_preset_starters_fill_the_job_fields_and_reproduce_the_measured_time(
+    alice, catalog, starter, hours_on_8
+):
+    scenario = make_scenario(alice, starter)
+    assert scenario.workload_kind == "job" and scenario.total_gpus == 8
+    job = scenario.latest_result.output["job"]
+    assert job["time_s"] / 3600 == pytest.approx(hours_on_8, rel=1e-3)
