@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from planner import views
+from planner import views, views_fit
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,6 +24,8 @@ urlpatterns = [
     path("scenarios/<int:pk>/evaluate/", views.scenario_reevaluate, name="scenario_reevaluate"),
     path("scenarios/<int:pk>/size/", views.scenario_size, name="scenario_size"),
     path("scenarios/<int:pk>/compare-gpus/", views.scenario_compare_gpus, name="scenario_compare_gpus"),
+    path("scenarios/<int:pk>/fit/", views_fit.scenario_fit, name="scenario_fit"),
+    path("fit/", views_fit.fit_pick, name="fit_pick"),
     path("scenarios/<int:pk>/clone/", views.scenario_clone, name="scenario_clone"),
     path("scenarios/<int:pk>/delete/", views.scenario_delete, name="scenario_delete"),
     path("scenarios/<int:pk>/share/", views.share_create, name="share_create"),

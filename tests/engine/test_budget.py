@@ -80,11 +80,16 @@ def test_the_best_of_the_candidate_counts_is_chosen_and_each_is_within_the_budge
     assert [n for n, _ in fit.tried] == b.candidate_counts(fit.limit.nodes)
 
 
-@pytest.mark.parametrize("nodes", [1, 2, 3, 5, 7, 12, 100, 131_071])
+@pytest.mark.parametrize("nodes", [1, 2, 3, 5, 7, 12, 91, 100, 118, 131_071])
 def test_candidate_counts_include_the_count_and_a_power_of_two_below_it(nodes):
     counts = b.candidate_counts(nodes)
-    assert counts[0] == nodes and all(1 <= c <= nodes for c in counts)
+    assert counts[0] == nodes and all(1 <= c <= nodes for c in counts) and len(counts) <= 5
+    assert counts == sorted(set(counts), reverse=True)
     assert any(c & (c - 1) == 0 and 2 * c > nodes for c in counts)
+
+
+def test_candidate_counts_of_118_nodes():
+    assert b.candidate_counts(118) == [118, 112, 96, 80, 64]
 
 
 def test_a_budget_below_one_node_says_what_one_node_needs():

@@ -21,9 +21,9 @@ fraction of the time (about 1.5 ms against about 30 ms with a layout search).
 
 Delivered work is not monotone in the node count: a count whose GPUs divide badly into the batch and the layers
 can be slower than a smaller one (Llama 3.1 70B: 300 nodes of 8 H100 train at 1.32 M tokens/s, 256 nodes at
-1.98 M). So the work is evaluated on a few candidate counts at or below the largest one (the largest itself, the
-largest power of two and the largest 3 x power of two) and the count that delivers the most is chosen (ties:
-fewer nodes). The power-of-two candidate is what keeps "a bigger budget never delivers less work" true: doubling
+1.98 M; 118 MI300X nodes at 0.62 M, 96 at 0.78 M). So the work is evaluated on the candidate counts at or below
+the largest one (the largest itself and the counts m x 2^k, m = 4..7, down to the largest power of two) and the
+count that delivers the most is chosen (ties: fewer nodes). The power-of-two candidate is what keeps "a bigger budget never delivers less work" true: doubling
 the budget at least doubles that candidate.
 """
 
@@ -175,13 +175,16 @@ def largest_within(probe: Evaluate, budget: Budget, max_nodes: int = MAX_NODES) 
 
 
 def candidate_counts(nodes: int) -> list[int]:
-    """Node counts whose work is compared (descending): `nodes`, the largest power of two and the largest
-    3 x power of two at or below it."""
+    """Node counts whose work is compared (descending): `nodes` itself and every count of the form m x 2^k
+    (m = 4, 5, 6, 7: two significant bits, the counts whose GPUs divide into power-of-two batches and the usual
+    layer counts) from the largest power of two at or below `nodes` up to `nodes`; at most five counts."""
     if nodes < 1:
         return []
     power = 1 << (nodes.bit_length() - 1)
-    three = 3 * (1 << max((nodes // 3).bit_length() - 1, 0)) if nodes >= 3 else power
-    return sorted({nodes, power, three}, reverse=True)
+    if power < 4:
+        return list(range(nodes, power - 1, -1))
+    step = power // 4
+    return sorted({nodes, *(m * step for m in (4, 5, 6, 7) if m * step <= nodes)}, reverse=True)
 
 
 @dataclass(frozen=True)
