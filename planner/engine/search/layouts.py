@@ -11,7 +11,7 @@ training.step_breakdown, goodput.goodput_fraction) on arrays, so each result equ
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from time import perf_counter
 from typing import Any
 
@@ -23,8 +23,15 @@ from planner.engine.inputs.parse import parse
 from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.specs import GpuSpec, ModelSpec, ParallelismSpec
 from planner.engine.inputs.units import DAY, HOUR, GiB
-from planner.engine.perf.hardware import hardware_of
-from planner.engine.perf.layout import RECOMPUTE_CODES, RECOMPUTE_NAMES, Layout, numerics_for, workload_flags
+from planner.engine.perf.hardware import Hardware, hardware_of
+from planner.engine.perf.layout import (
+    RECOMPUTE_CODES,
+    RECOMPUTE_NAMES,
+    Layout,
+    Numerics,
+    numerics_for,
+    workload_flags,
+)
 from planner.engine.results import ParetoEntry, SearchConfig, SearchEntry, SearchResult
 from planner.engine.training.goodput import goodput_fraction
 from planner.engine.training.memory import memory_breakdown
@@ -134,19 +141,54 @@ def layout_arrays(g: dict[str, np.ndarray], fixed: ParallelismSpec) -> Layout:
 
 def evaluate_layouts(sc: Scenario, sh: ModelShape, lay: Layout) -> dict[str, np.ndarray]:
     """Memory, step time, throughput, days and GPU-hours of every layout (the functions estimate uses)."""
-    c = sc.cluster
-    assert sc.model is not None and sc.tokens is not None
     num = numerics_for(sc.precision, sc.optimizer)
     hw = hardware_of(sc)
     mem = memory_breakdown(sh, lay, num, hw)
+    return {
+        **_time_results(sc, sh, lay, num, hw),
+        "per_gpu_gib": mem["per_gpu_bytes"] / GiB,
+        "fits": mem["fits"],
+    }
+
+
+def evaluate_fitting_layouts(
+    sc: Scenario, sh: ModelShape, lay: Layout
+) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """(positions of the layouts that fit, `evaluate_layouts`' results for those layouts only, GiB per GPU of
+    every layout). The memory model runs on every layout, the time model only on those that fit: `search` and
+    the automatic layout rank only those (about half of a search space), and the formulas are elementwise, so
+    each number is the one `evaluate_layouts` gives for that layout."""
+    num = numerics_for(sc.precision, sc.optimizer)
+    hw = hardware_of(sc)
+    mem = memory_breakdown(sh, lay, num, hw)
+    per_gpu_gib = mem["per_gpu_bytes"] / GiB
+    index = np.flatnonzero(mem["fits"])
+    fitting = take_layouts(lay, index)
+    res = {
+        **_time_results(sc, sh, fitting, num, hw),
+        "per_gpu_gib": per_gpu_gib[index],
+        "fits": np.ones(len(index), dtype=bool),
+    }
+    return index, res, per_gpu_gib
+
+
+def take_layouts(lay: Layout, index: np.ndarray) -> Layout:
+    """The layouts at `index` of an array Layout."""
+    return Layout(**{f.name: getattr(lay, f.name)[index] for f in fields(Layout)})
+
+
+def _time_results(
+    sc: Scenario, sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware
+) -> dict[str, np.ndarray]:
+    """Step time, throughput, days and GPU-hours of every layout."""
+    c = sc.cluster
+    assert sc.model is not None and sc.tokens is not None
     br = step_breakdown(sh, lay, num, hw)
     th = throughput(sh, lay, hw, br["step_s"])
     steady_s = sc.tokens / (lay.global_batch * sc.model.seq_len) * br["step_s"]
     total_s = steady_s / goodput_fraction(sc.goodput, float(c.gpus))
     return {
         "step_s": br["step_s"],
-        "per_gpu_gib": mem["per_gpu_bytes"] / GiB,
-        "fits": mem["fits"],
         "tokens_per_s": th["tokens_per_s"],
         "mfu": th["mfu"],
         "days": total_s / DAY,
@@ -194,8 +236,8 @@ def run_search(payload: Any) -> SearchResult:
         if n == 0:
             continue
         evaluated += n
-        lay = layout_arrays(grid, sc.parallelism)
-        res = evaluate_layouts(csc, sh, lay)
+        index, res, _ = evaluate_fitting_layouts(csc, sh, layout_arrays(grid, sc.parallelism))
+        grid = {k: a[index] for k, a in grid.items()}
         tco_usd, usd_per_gpu_hour = _cluster_cost(csc)
         chunks.append(
             {
@@ -236,12 +278,46 @@ def rank_order(objective: str, days: np.ndarray, run_cost: np.ndarray) -> np.nda
     return np.lexsort((run_cost, days)) if objective == "min_time" else np.lexsort((days, run_cost))
 
 
+def best_rows(objective: str, days: np.ndarray, run_cost: np.ndarray, count: int) -> np.ndarray:
+    """`rank_order(...)[:count]` without sorting every layout: only those whose first key is at most the
+    count-th smallest can be among the first `count`, and lexsort keeps the order of ties (the same rows in
+    the same order)."""
+    first = days if objective == "min_time" else run_cost
+    candidates = np.arange(len(first))
+    if 0 < count < len(first):
+        kth = np.partition(first, count - 1)[count - 1]
+        if not np.isnan(kth):
+            candidates = np.flatnonzero(first <= kth)
+    return candidates[rank_order(objective, days[candidates], run_cost[candidates])][:count]
+
+
+def pareto_front(days: np.ndarray, cost: np.ndarray, pivots: np.ndarray) -> np.ndarray:
+    """Indices of the Pareto front of days vs cost, fastest first: in order of days (then cost, then index),
+    every layout cheaper than all before it.
+
+    Only layouts no pivot dominates are sorted: a layout slower than a pivot (strictly) and not cheaper than it
+    comes after the pivot and is not cheaper, so it is not on the front, and dropping it changes no other
+    layout's verdict (the cheapest layout before any other one stays). `pivots` (indices, e.g. the fastest and
+    the cheapest layout of each cluster) only decide how much is dropped, never the front."""
+    pivot_days = days[pivots]
+    by_days = np.argsort(pivot_days, kind="stable")
+    cheapest_so_far = np.minimum.accumulate(cost[pivots][by_days])
+    faster_pivots = np.searchsorted(pivot_days[by_days], days, side="left")
+    dominated = (faster_pivots > 0) & (cheapest_so_far[np.maximum(faster_pivots - 1, 0)] <= cost)
+    keep = np.flatnonzero(~dominated)
+    by_time = keep[np.lexsort((cost[keep], days[keep]))]
+    sorted_cost = cost[by_time]
+    cheaper_than_before = sorted_cost < np.concatenate(([np.inf], np.minimum.accumulate(sorted_cost)[:-1]))
+    return by_time[cheaper_than_before]
+
+
 def _rank(
     chunks: list[dict[str, Any]], objective: str, max_results: int, sc: Scenario
 ) -> tuple[list[SearchEntry], list[ParetoEntry], int]:
     """Best layouts by the objective and the Pareto front of days vs cost, over the feasible layouts."""
     chunk_ids, layout_ids = [], []  # per feasible layout: its chunk and its index in the chunk
-    days, cost, run_cost = [], [], []
+    days, cost, run_cost, pivots = [], [], [], []
+    offset = 0
     for ci, ch in enumerate(chunks):
         fits = np.asarray(ch["res"]["fits"], dtype=bool)
         idx = np.nonzero(fits)[0]
@@ -251,12 +327,16 @@ def _rank(
         gh = ch["res"]["gpu_hours"][idx]
         days.append(d)
         if ch["tco_usd"] is None:
-            cost.append(gh)
+            c = gh
             run_cost.append(gh)
         else:
-            cost.append(np.full(len(idx), ch["tco_usd"]))
+            c = np.full(len(idx), ch["tco_usd"])
             run_cost.append(gh * ch["usd_per_gpu_hour"])
-    if not chunks or not sum(len(i) for i in layout_ids):
+        cost.append(c)
+        if len(idx):
+            pivots += [offset + int(np.argmin(d)), offset + int(np.argmin(c))]
+        offset += len(idx)
+    if not chunks or not offset:
         return [], [], 0
     chunk_a, layout_a = np.concatenate(chunk_ids), np.concatenate(layout_ids)
     days_a, cost_a, run_a = np.concatenate(days), np.concatenate(cost), np.concatenate(run_cost)
@@ -264,13 +344,8 @@ def _rank(
     def row(i: int) -> tuple[int, int]:
         return int(chunk_a[i]), int(layout_a[i])
 
-    order = rank_order(objective, days_a, run_a)
-    best = [_entry(chunks, row(i), sc) for i in order[:max_results]]
-    # Pareto front: in order of days (then cost), every layout cheaper than all faster ones.
-    by_time = np.lexsort((cost_a, days_a))
-    sorted_cost = cost_a[by_time]
-    cheaper_than_before = sorted_cost < np.concatenate(([np.inf], np.minimum.accumulate(sorted_cost)[:-1]))
-    front = by_time[cheaper_than_before]
+    best = [_entry(chunks, row(int(i)), sc) for i in best_rows(objective, days_a, run_a, max_results)]
+    front = pareto_front(days_a, cost_a, np.asarray(pivots, dtype=np.int64))
     pareto: list[ParetoEntry] = [
         {"config": e["config"], "days": e["days"], "tco_usd": e["tco_usd"], "gpu_hours": e["gpu_hours"]}
         for e in (_entry(chunks, row(int(i)), sc) for i in front[:PARETO_LIMIT])
@@ -350,14 +425,14 @@ def choose_layout(sc: Scenario) -> LayoutChoice:
             f"({sc.parallelism.global_batch:,} sequences): check the fixed degrees against the GPU count, heads, "
             "layers and batch",
         )
-    res = evaluate_layouts(sc, shape_of(sc.model), layout_arrays(grid, sc.parallelism))
-    fits = np.asarray(res["fits"], dtype=bool)
-    feasible = int(fits.sum())
+    index, res, per_gpu_gib = evaluate_fitting_layouts(
+        sc, shape_of(sc.model), layout_arrays(grid, sc.parallelism)
+    )
+    feasible = len(index)
     if feasible:
-        idx = np.nonzero(fits)[0]
-        best = int(idx[rank_order(AUTO_OBJECTIVE, res["days"][idx], res["gpu_hours"][idx])[0]])
+        best = int(index[best_rows(AUTO_OBJECTIVE, res["days"], res["gpu_hours"], 1)[0]])
     else:
-        best = int(np.argmin(res["per_gpu_gib"]))
+        best = int(np.argmin(per_gpu_gib))
     row = {k: int(a[best]) for k, a in grid.items()}
     chosen = replace(
         sc.parallelism,
@@ -378,8 +453,12 @@ __all__ = [
     "run_search",
     "enumerate_layouts",
     "evaluate_layouts",
+    "evaluate_fitting_layouts",
+    "take_layouts",
     "layout_arrays",
     "choose_layout",
     "rank_order",
+    "best_rows",
+    "pareto_front",
     "LayoutChoice",
 ]
