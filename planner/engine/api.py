@@ -297,7 +297,8 @@ def _ceiling_warning(sc: Scenario, br: dict[str, Any], step_s: float, warnings: 
     warnings.append(
         f"the step model gives this layout {1 / unheld:.2f}× the throughput the time assumes: no published "
         f"{sc.precision.upper()} run on this GPU generation has exceeded {found.mfu:.1%} MFU ({found.source}); "
-        "the step is held at that figure"
+        "each pipeline replica's work is held at that figure, and the data-parallel traffic and optimizer come "
+        "on top"
     )
 
 
