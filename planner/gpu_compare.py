@@ -127,13 +127,13 @@ def _training_layout(output: EstimateResult | None) -> str:
 
 
 def _layout_text(copy: Scenario, output: EstimateResult | None, inference_choice: Any) -> str:
+    """The layout shown; the page says the engine chose it, so only an exception is spelt out."""
     if copy.workload_kind == WorkloadKind.TRAINING:
-        chosen = _training_layout(output)
-        return f"{chosen} (automatic: the fastest layout that fits)" if chosen else "automatic"
+        return _training_layout(output) or "—"
     if copy.workload_kind == WorkloadKind.INFERENCE:
         label = f"TP{copy.tp}" + (f" · PP{copy.pp}" if copy.pp > 1 else "")
         if inference_choice is not None:
-            return f"{label} ({inference_choice[2]})"
+            return label
         if not copy.target_tokens_per_s or not copy.output_len:
             return f"{label} (the scenario's own: give a target rate for the engine to choose)"
         return f"{label} (the scenario's own: no layout meets the targets on this GPU)"
@@ -365,22 +365,22 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec(_col("layout", "Layout", lambda c: c.layout, group="Cluster")),
     RowSpec(_col("problem", "Can it run?", lambda c: c.problem or "yes", group="Cluster")),
     RowSpec(
-        _m("days", header="Training time (range)", group="Time"),
+        _m("days", header="Training time", group="Time"),
         _range_cell(_metric("days"), _metric("days_low"), _metric("days_high")),
     ),
     RowSpec(
-        _m("gpu_hours", header="GPU-hours (range)", group="Time"),
+        _m("gpu_hours", header="GPU-hours", group="Time"),
         _range_cell(_metric("gpu_hours"), _out("time", "gpu_hours_low"), _out("time", "gpu_hours_high")),
     ),
     RowSpec(_m("tokens_per_s", group="Time")),
     RowSpec(_m("mfu", group="Time")),
     RowSpec(_m("job_days", group="Time")),
     RowSpec(_m("job_gpu_hours", group="Time")),
-    RowSpec(_m("inf_tokens_per_s", header="Output throughput at the batch", group="Serving")),
+    RowSpec(_m("inf_tokens_per_s", header="Output tokens/s at the scenario's batch", group="Serving")),
     RowSpec(
         _col(
             "output_tokens_per_s_at_rate",
-            "Output tokens/s served at the target rate",
+            "Output tokens/s served of the target",
             _out("inference", "output_tokens_per_s_at_rate"),
             lambda v: f.number(v),
             "tokens/s",
@@ -417,9 +417,12 @@ ROWS: tuple[RowSpec, ...] = (
     ),
     RowSpec(_m("gpus_needed", group="Serving")),
     RowSpec(
-        _m("run_cost_usd", header="Cost of the run, owned (range)", group="Money"),
+        _m("run_cost_usd", header="Cost of the run, owned", group="Money"),
         _range_cell(
-            _metric("run_cost_usd"), _out("cost", "run_cost_usd_low"), _out("cost", "run_cost_usd_high")
+            _metric("run_cost_usd"),
+            _out("cost", "run_cost_usd_low"),
+            _out("cost", "run_cost_usd_high"),
+            f.usd,
         ),
     ),
     RowSpec(_m("cloud_run_cost_usd", group="Money")),
@@ -513,10 +516,15 @@ def csv_rows(comparison: GpuComparison) -> tuple[list[str], list[list[Any]]]:
 # ------------------------------------------------------------------------------------------------ chart
 
 
+def chart_label(gpu: Gpu) -> str:
+    """A GPU's model name without its bracketed detail: "B200 (HGX/DGX B200, 1000 W)" -> "B200"."""
+    return gpu.model.split(" (")[0]
+
+
 def comparison_charts(columns: Sequence[GpuColumn]) -> list[dict[str, Any]]:
     """One small bar chart: the run's days with their range (training), else $ per million output tokens
     (inference), else job days; plus TCO. GPUs that cannot run are left out of the bars."""
-    names = [c.gpu.model for c in columns]
+    names = [chart_label(c.gpu) for c in columns]
     kind = columns[0].scenario.workload_kind if columns else ""
     if kind == WorkloadKind.TRAINING:
         key, title, axis = "days", "Training time (whiskers: low–high range)", "days"
