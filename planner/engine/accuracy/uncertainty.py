@@ -192,7 +192,9 @@ def reasons(scope: Scope, exclude: str | None = None) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1024)
 def range_for(scope: Scope | None, exclude: str | None = None) -> TimeRange:
+    """The band for `scope` (cached like `band`: a pure function of the shipped cases and a frozen Scope)."""
     low, high, widen = band(exclude)
     why = reasons(scope, exclude) if scope is not None else ()
     factor = widen ** len(why)

@@ -254,8 +254,10 @@ class TcoResult:
                 total += self.opex_in_year((month - 1) // MONTHS_PER_YEAR + 1) / MONTHS_PER_YEAR
                 own.append(total - (self.residual_value_usd if month == months[-1] else 0.0))
         else:
-            own = [self.capex_usd + self.opex_usd_per_year * m / MONTHS_PER_YEAR for m in months]
-        rent = [self.rent_usd_per_month * m for m in months]
+            capex_usd, opex_usd_per_year = self.capex_usd, self.opex_usd_per_year  # sums, once
+            own = [capex_usd + opex_usd_per_year * m / MONTHS_PER_YEAR for m in months]
+        rent_usd_per_month = self.rent_usd_per_month
+        rent = [rent_usd_per_month * m for m in months]
         return {"month": months, "own_cumulative_usd": own, "rent_cumulative_usd": rent}
 
     @property

@@ -7,6 +7,7 @@ arrays of parallel layouts. Parameter counts come from params.py (Narayanan et a
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from planner.engine.inputs.specs import ModelSpec
 from planner.engine.transformer import params
@@ -68,7 +69,15 @@ def _without_override(m: ModelSpec) -> ModelSpec:
 
 def shape_of(m: ModelSpec) -> ModelShape:
     """Reduce a ModelSpec to ModelShape. A `params_b`-only model becomes a dense GPT-like shape whose layer
-    count and width were chosen by the parser (inputs/model.py) and whose parameter count is scaled to match."""
+    count and width were chosen by the parser (inputs/model.py) and whose parameter count is scaled to match.
+
+    Cached: a pure function of a frozen ModelSpec (keyed on the type of `params_override` too, so that 7 and 7.0
+    never share an entry), and a few models are asked for again and again."""
+    return _shape_of(m, type(m.params_override))
+
+
+@lru_cache(maxsize=256)
+def _shape_of(m: ModelSpec, _override_type: type) -> ModelShape:
     h = m.hidden
     if m.mla is not None:
         qk = float(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim)
