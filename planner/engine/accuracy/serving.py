@@ -152,6 +152,7 @@ def _limits(case: dict[str, str]) -> tuple[int | None, int | None]:
             int(case["pp"]),
             float(case["input_len"]),
             float(case["output_len"]),
+            chunked_prefill=False,  # the pytorch flow's default (trtllm_bench.py)
         )
         return bs, num_tokens
     return (int(running) if running else None), (int(tokens) if tokens else None)

@@ -13,16 +13,29 @@ max_batch_size and max_num_tokens come from trtllm-bench's own heuristic, tensor
   max_num_tokens = raw tokens rounded up to 256 (at least 2,048) below 4,096, to 512 below 8,192, else to 1,024.
 
 So a 1,024/1,024 run of Llama 3.3 70B on one B200 has max_num_tokens 2,048 and max_batch_size 512, not the
-LLM API defaults (8,192 and 2,048) the cases first assumed. Dense (GQA) models only: for MLA models the heuristic's
-KV size depends on the release, so those rows keep their stated limits.
+LLM API defaults (8,192 and 2,048) the cases first assumed.
+
+* MLA models (DeepSeek-V3/R1) go through the same generic ModelConfig (tensorrt_llm/bench/build/dataclasses.py):
+  num_key_value_heads from the checkpoint's config (128 for DeepSeek) and head_size = hidden / heads (7168 / 128 =
+  56; DeepSeek's config has no head_dim), not the MLA latent;
+* the pytorch flow (tensorrt_llm/bench/benchmark/utils/general.py get_settings) leaves chunked prefill off unless
+  the options enable it, and then raises max_num_tokens to at least the longest prompt + max_batch_size;
+* with attention data parallelism the limits are per rank (the DeepSeek-R1 best-practice blog: "--max_batch_size:
+  Max batch size in each rank").
+The parameter count the heuristic multiplies by BYTES_PER_ELEM is the safetensors element count
+(ModelConfig.get_param_count: sum of metadata.parameter_count). An NVFP4 checkpoint packs two 4-bit values into one
+uint8 element and adds one FP8 scale element per 16 values, so its quantised weights count 1/2 + 1/16 element per
+parameter (the routed experts of an MoE checkpoint whose other layers stay FP8, every transformer-layer weight of a
+dense one; embeddings and LM head stay 16-bit); FP8 and 16-bit checkpoints count one element per parameter.
 """
 
 from __future__ import annotations
 
 import math
 
+from planner.engine.inference.roofline import routed_expert_params
 from planner.engine.inputs.specs import ModelSpec
-from planner.engine.transformer.params import total_params
+from planner.engine.transformer.params import embedding_params, total_params
 
 GIB = 1024.0**3
 #: torch.cuda total_memory of each GPU as the heuristic reads it (get_device_memory, GiB): nvidia-smi totals
@@ -35,6 +48,17 @@ DEVICE_MEMORY_GIB: dict[str, float] = {
 #: BYTES_PER_ELEM of tuning.py by checkpoint precision.
 WEIGHT_BYTES = {"fp8": 1.0, "fp4": 0.5, "bf16": 2.0}
 KV_CACHE_FRACTION = 0.95
+#: Safetensors elements per parameter of an NVFP4-quantised weight: half a packed uint8 plus a 1/16 FP8 scale.
+NVFP4_ELEMENTS_PER_PARAM = 0.5 + 1.0 / 16.0
+
+
+def checkpoint_elements(model: ModelSpec, precision: str) -> float:
+    """The safetensors element count trtllm-bench reads as the parameter count (module docstring)."""
+    params = total_params(model)
+    if precision != "fp4":
+        return params
+    quantised = routed_expert_params(model) if model.moe is not None else params - embedding_params(model)
+    return params - quantised + quantised * NVFP4_ELEMENTS_PER_PARAM
 
 
 def finetune_setting(requests: float, isl: float, osl: float, pp: int = 1) -> tuple[int, int]:
@@ -57,12 +81,26 @@ def finetune_setting(requests: float, isl: float, osl: float, pp: int = 1) -> tu
 
 
 def engine_setting(
-    model: ModelSpec, gpu_id: str, precision: str, tp: int, pp: int, isl: float, osl: float
+    model: ModelSpec,
+    gpu_id: str,
+    precision: str,
+    tp: int,
+    pp: int,
+    isl: float,
+    osl: float,
+    chunked_prefill: bool = False,
 ) -> tuple[int, int]:
-    """(max_batch_size, max_num_tokens) trtllm-bench sets for a dense model (module docstring); FP8 KV cache."""
+    """(max_batch_size, max_num_tokens) trtllm-bench sets (module docstring); FP8 KV cache."""
+    kv_heads, head_size = model.kv_heads, model.head_dim
     if model.mla is not None:
-        raise ValueError("the trtllm-bench heuristic is only reproduced for dense (GQA) models")
-    kv_bytes_per_token = 2.0 * model.layers * max(tp, model.kv_heads) * model.head_dim * 1.0
-    memory = DEVICE_MEMORY_GIB[gpu_id] * GIB * tp * pp - total_params(model) * WEIGHT_BYTES[precision]
+        kv_heads, head_size = model.heads, model.hidden // model.heads
+    kv_bytes_per_token = 2.0 * model.layers * max(tp, kv_heads) * head_size * 1.0
+    memory = (
+        DEVICE_MEMORY_GIB[gpu_id] * GIB * tp * pp
+        - checkpoint_elements(model, precision) * WEIGHT_BYTES[precision]
+    )
     requests = memory * KV_CACHE_FRACTION / (kv_bytes_per_token * (isl + osl))
-    return finetune_setting(requests, isl, osl, pp)
+    bs, tokens = finetune_setting(requests, isl, osl, pp)
+    if not chunked_prefill:
+        tokens = max(tokens, int(isl) + bs)
+    return bs, tokens

@@ -97,11 +97,11 @@ ROOFLINE_EXPOSED_FRACTION = 0.8
 #: layer (and its all-to-all). Published range: SGLang's expert-parallel load balancer (EPLB) made DeepSeek-V3
 #: 1.49x faster in prefill and 2.54x in decode at large EP (lmsys blog 2025-05-05), so imbalance without it is
 #: 1.5-2.5x and with it nearer 1. Fitted.
-EXPERT_LOAD_IMBALANCE = 1.9
+EXPERT_LOAD_IMBALANCE = 1.75
 #: Fixed cost of one engine step (scheduling, input preparation, sampling, kernel launches not in a CUDA graph).
 #: No direct per-step figure was found for vLLM V1 or SGLang; vLLM's v0.6 profile (2024-09-05 blog) shows CPU
 #: work was 62% of wall time before async scheduling. Fitted.
-STEP_OVERHEAD_S = 6.0e-3
+STEP_OVERHEAD_S = 5.5e-3
 #: Extra fixed cost of a step that carries prompt chunks: decode-only steps replay a captured CUDA graph, mixed
 #: steps launch every kernel (about a dozen per layer at ~5 µs each, so a few ms for an 80-layer model). SGLang's
 #: overlap scheduler hid 6.1 ms per step of DeepSeek-V3 decode on 16 H200 (51.0 -> 60.4 tok/s per rank at 2
@@ -114,9 +114,9 @@ EAGER_STEP_OVERHEAD_S = 3.0e-3
 #: out of the fit (accuracy/data/serving_loo.csv; `python -m planner.engine validate` prints the current values and
 #: tests/engine/test_serving_validation.py fails when these no longer match, rounded outward to two decimals). A
 #: throughput T reads [low x T, high x T].
-THROUGHPUT_RANGE = (0.58, 1.39)
+THROUGHPUT_RANGE = (0.66, 1.35)
 #: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
-LATENCY_RANGE = (0.73, 2.73)
+LATENCY_RANGE = (0.71, 2.85)
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
