@@ -10,7 +10,6 @@ inference takes the layout the engine's sizer picks for the scenario's request r
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,16 +23,18 @@ from planner import adapters, services, serving_size
 from planner.engine import api as engine
 from planner.engine.inputs.errors import SpecError
 from planner.engine.results import EstimateResult
+from planner.engine.search import budget as budget_search
+from planner.engine.search.budget import Budget
 from planner.models import ParallelismMode, Scenario, WorkloadKind
 from planner.reports import formatting as f
 from planner.reports.columns import METRICS_BY_KEY, Column, best_index
+from planner.selectors import ComparisonRow
 
-#: How each GPU's cluster is sized (the page's labels: planner.forms.pages.GpuCompareForm.MODES).
+#: How each GPU's cluster is sized (the page's labels: planner.forms.pages.GpuCompareForm.MODES): the scenario's
+#: GPU count, or what the scenario's own capex or facility nameplate power buys (the engine's reverse sizing).
 SAME_GPUS = "same_gpus"
 SAME_BUDGET = "same_budget"
-#: Node counts tried at most per GPU to meet a budget (the first guess scales the nodes by the capex ratio;
-#: capex is close to linear in nodes, so one or two steps settle it).
-BUDGET_STEPS = 4
+SAME_POWER = "same_power"
 
 
 @dataclass(frozen=True)
@@ -53,21 +54,22 @@ class GpuColumn:
 
 
 @dataclass(frozen=True)
-class CompareRow:
-    column: Column
-    cells: list[str]
-    best: set[int]
-    differs: bool
-
-
-@dataclass(frozen=True)
 class GpuComparison:
     scenario: Scenario
     mode: str
     columns: list[GpuColumn]
-    groups: list[tuple[str, list[CompareRow]]] = field(default_factory=list)
+    groups: list[tuple[str, list[ComparisonRow]]] = field(default_factory=list)
     charts: list[dict[str, Any]] = field(default_factory=list)
-    budget_usd: float | None = None
+    budget: Budget | None = None
+
+    @property
+    def budget_text(self) -> str:
+        """What each GPU's cluster had to stay within ("capex of $10.6 M", "facility nameplate of 480 kW")."""
+        if self.budget is None:
+            return ""
+        if self.budget.money_usd is not None:
+            return f"capex of {f.usd_compact(self.budget.money_usd)}"
+        return f"facility nameplate power of {f.power_kw(self.budget.power_kw)} (IT nameplate × PUE)"
 
     @property
     def csv_query(self) -> str:
@@ -180,44 +182,59 @@ def _evaluate(copy: Scenario) -> tuple[EstimateResult | None, str | None]:
     return output, _problem(output)
 
 
-def _budget_nodes(
-    scenario: Scenario, gpu: Gpu, budget_usd: float, layout: Any
+def scenario_budget(scenario: Scenario, mode: str) -> Budget | None:
+    """The budget of a `same_budget` / `same_power` comparison: the scenario's own capex or facility nameplate
+    power (its stored result, else a fresh evaluation); None for `same_gpus`."""
+    if mode not in (SAME_BUDGET, SAME_POWER):
+        return None
+    keys = (
+        ("cost", "capex_usd") if mode == SAME_BUDGET else ("power", "provisioning", "facility_nameplate_kw")
+    )
+    own = scenario.latest_result.output if scenario.latest_result else None
+    value = f.dig(own, *keys)
+    if value is None:
+        value = f.dig(services.scenario_evaluation_run(scenario=scenario).output, *keys)
+    if not value:
+        return None
+    if mode == SAME_BUDGET:
+        return Budget(money_usd=value, money_basis="capex")
+    return Budget(power_kw=value, power_basis="facility")
+
+
+def _within_budget(
+    scenario: Scenario, gpu: Gpu, budget: Budget, layout: Any
 ) -> tuple[Scenario, EstimateResult | None, str | None]:
-    """The most nodes of `gpu` whose capex stays within `budget_usd` (at least one node): a guess scaled by
-    the capex ratio, then stepped by one node until the next node would pass the budget."""
-    nodes = scenario.nodes
-    seen: dict[int, tuple[Scenario, EstimateResult | None, str | None]] = {}
-    for _ in range(BUDGET_STEPS):
+    """The cluster of `gpu` that `budget` buys: the engine's reverse sizing (engine/search/budget.py fit_budget:
+    the largest node count within the budget, then of the counts at or below it the one delivering the most
+    work), each count evaluated as the page evaluates a scenario (the engine's layout)."""
+    evaluated: dict[int, tuple[Scenario, EstimateResult]] = {}
+
+    def evaluate(nodes: int) -> dict[str, Any]:
         copy = moved_scenario(scenario, gpu, nodes=nodes, layout=layout)
-        output, problem = _evaluate(copy)
-        seen[nodes] = (copy, output, problem)
-        capex = f.dig(output, "cost", "capex_usd")
-        if not capex:
-            break
-        if capex > budget_usd and nodes > 1:
-            guess = max(1, math.floor(nodes * budget_usd / capex))
-            nodes = guess if guess < nodes else nodes - 1
-        elif capex <= budget_usd and nodes + 1 not in seen:
-            guess = max(nodes + 1, math.floor(nodes * budget_usd / capex))
-            nodes = guess if guess > nodes and guess not in seen else nodes + 1
-        else:
-            break
-        if nodes in seen:
-            break
-    within = [n for n, (_, o, _) in seen.items() if (f.dig(o, "cost", "capex_usd") or math.inf) <= budget_usd]
-    return seen[max(within)] if within else seen[min(seen)]
+        evaluated[nodes] = (copy, services.scenario_evaluation_run(scenario=copy).output)
+        return dict(evaluated[nodes][1])
+
+    first = moved_scenario(scenario, gpu, layout=layout)
+    try:
+        fit = budget_search.fit_budget(adapters.scenario_payload(first), budget, evaluate=evaluate)
+    except SpecError as error:
+        return first, None, f"The engine cannot size this GPU within the budget: {error}"
+    if fit.nodes == 0:
+        return first, None, f"Nothing within the budget: {fit.reason}"
+    copy, output = evaluated[fit.nodes]
+    return copy, output, _problem(output)
 
 
 def gpu_column(
-    scenario: Scenario, gpu: Gpu, *, inference_choice: Any = None, budget_usd: float | None = None
+    scenario: Scenario, gpu: Gpu, *, inference_choice: Any = None, budget: Budget | None = None
 ) -> GpuColumn:
-    """One column: the scenario moved onto `gpu`, evaluated at the engine's layout."""
+    """One column: the scenario moved onto `gpu` (its nodes, or what `budget` buys), at the engine's layout."""
     layout = inference_choice[:2] if inference_choice else None
-    if budget_usd is None:
+    if budget is None:
         copy = moved_scenario(scenario, gpu, layout=layout)
         output, problem = _evaluate(copy)
     else:
-        copy, output, problem = _budget_nodes(scenario, gpu, budget_usd, layout)
+        copy, output, problem = _within_budget(scenario, gpu, budget, layout)
     return GpuColumn(
         gpu, copy, output, problem, _layout_text(copy, output, inference_choice), price_notes(copy, gpu)
     )
@@ -226,13 +243,8 @@ def gpu_column(
 def compare_gpus(scenario: Scenario, gpus: Sequence[Gpu], mode: str = SAME_GPUS) -> GpuComparison:
     """The scenario's workload on each GPU, side by side (rows and a chart for the page and the CSV)."""
     choices = _inference_layouts(scenario, gpus) if scenario.workload_kind == WorkloadKind.INFERENCE else {}
-    budget = None
-    if mode == SAME_BUDGET:
-        own = scenario.latest_result.output if scenario.latest_result else None
-        budget = f.dig(own, "cost", "capex_usd")
-    columns = [
-        gpu_column(scenario, gpu, inference_choice=choices.get(gpu.pk), budget_usd=budget) for gpu in gpus
-    ]
+    budget = scenario_budget(scenario, mode)
+    columns = [gpu_column(scenario, gpu, inference_choice=choices.get(gpu.pk), budget=budget) for gpu in gpus]
     groups = comparison_rows(columns, scenario.workload_kind)
     return GpuComparison(scenario, mode, columns, groups, comparison_charts(columns), budget)
 
@@ -482,9 +494,9 @@ ROWS: tuple[RowSpec, ...] = (
 )
 
 
-def comparison_rows(columns: Sequence[GpuColumn], kind: str) -> list[tuple[str, list[CompareRow]]]:
+def comparison_rows(columns: Sequence[GpuColumn], kind: str) -> list[tuple[str, list[ComparisonRow]]]:
     """The table: rows for this workload kind that have a value somewhere, best value starred."""
-    groups: dict[str, list[CompareRow]] = {}
+    groups: dict[str, list[ComparisonRow]] = {}
     for spec in ROWS:
         column = spec.column
         if kind not in column.kinds:
@@ -496,7 +508,7 @@ def comparison_rows(columns: Sequence[GpuColumn], kind: str) -> list[tuple[str, 
         if all(v is None for v in values) and all(cell == f.MISSING for cell in cells):
             continue
         groups.setdefault(column.group, []).append(
-            CompareRow(column, cells, best_index(values, column.better), len(set(cells)) > 1)
+            ComparisonRow(column, cells, best_index(values, column.better), len(set(cells)) > 1)
         )
     return list(groups.items())
 

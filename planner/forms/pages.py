@@ -139,7 +139,8 @@ class GpuCompareForm(forms.Form):
     )
     MODES = {
         "same_gpus": "Same GPU count (nodes and GPUs per node kept)",
-        "same_budget": "Same budget (the most nodes whose capex stays within the scenario's)",
+        "same_budget": "Same budget (what the scenario's capex buys of each GPU)",
+        "same_power": "Same power (what the scenario's facility nameplate kW buys of each GPU)",
     }
     mode = forms.ChoiceField(
         label="Cluster for each GPU",
@@ -147,6 +148,9 @@ class GpuCompareForm(forms.Form):
         initial="same_gpus",
         required=False,
         widget=forms.RadioSelect,
+        error_messages={
+            "invalid_choice": "Cluster for each GPU: “%(value)s” is not an option; pick one of the list."
+        },
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
