@@ -8,6 +8,7 @@ TFLOPS -> FLOP/s, Gb/s -> bytes/s, GB/s -> bytes/s, kW -> W, µs -> s, minutes -
 from __future__ import annotations
 
 from dataclasses import MISSING, fields, replace
+from functools import lru_cache
 from typing import Any
 
 from planner.engine.facility import network, power, tco
@@ -408,6 +409,19 @@ _ECONOMICS_DEFAULTS: dict[str, tuple[float, str, str]] = {
 }
 
 
+@lru_cache(maxsize=1)
+def _economics_fields() -> tuple[tuple[str, bool, dict[str, float]], ...]:
+    """(name, required, range checks) of every EconomicsSpec field, in declaration order (read once)."""
+    return tuple(
+        (
+            f.name,
+            f.default is MISSING and f.default_factory is MISSING and f.name not in _ECONOMICS_DEFAULTS,
+            _ECONOMICS_RANGES.get(f.name, {"minimum": 0}),
+        )
+        for f in fields(tco.EconomicsSpec)
+    )
+
+
 def parse_economics(
     e: Fields | None, problems: list[Problem], assumptions: dict[str, Any]
 ) -> tco.EconomicsSpec | None:
@@ -415,18 +429,16 @@ def parse_economics(
         return None
     kwargs: dict[str, Any] = {}
     missing = False
-    for f in fields(tco.EconomicsSpec):
-        checks = _ECONOMICS_RANGES.get(f.name, {"minimum": 0})
-        required = f.default is MISSING and f.default_factory is MISSING and f.name not in _ECONOMICS_DEFAULTS
-        value = e.number(f.name, required=required, **checks)
+    for name, required, checks in _economics_fields():
+        value = e.number(name, required=required, **checks)
         if value is None:
-            missing = missing or required or e.has(f.name)
-            if f.name in _ECONOMICS_DEFAULTS and not e.has(f.name):
-                default, unit, source = _ECONOMICS_DEFAULTS[f.name]
-                kwargs[f.name] = default
-                assume(assumptions, f"economics.{f.name}", default, unit, source)
+            missing = missing or required or e.has(name)
+            if name in _ECONOMICS_DEFAULTS and not e.has(name):
+                default, unit, source = _ECONOMICS_DEFAULTS[name]
+                kwargs[name] = default
+                assume(assumptions, f"economics.{name}", default, unit, source)
             continue
-        kwargs[f.name] = value
+        kwargs[name] = value
     if missing:
         return None
     return tco.EconomicsSpec(**kwargs)
