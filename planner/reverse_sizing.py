@@ -99,12 +99,20 @@ def _shown_work(work: engine_budget.Work) -> float:
     return work.value
 
 
+def default_gpu_ids(scenario: Scenario) -> list[str]:
+    """The scenario's own catalog GPU and DEFAULT_GPU_IDS."""
+    ids = [scenario.catalog_gpu_id] if scenario.catalog_gpu_id else []
+    return ids + [i for i in DEFAULT_GPU_IDS if i not in ids]
+
+
+def short_gpu_name(model: str) -> str:
+    """A catalog GPU's name without its parenthesis: "B200 (HGX/DGX B200, 1000 W)" -> "B200"."""
+    return model.split(" (")[0].strip() or model
+
+
 def gpus_to_try(inputs: FitInputs, scenario: Scenario) -> list[Gpu]:
-    """The ticked GPUs, else the scenario's own catalog GPU and DEFAULT_GPU_IDS; priced, sold ones only."""
-    ids = list(inputs.gpu_ids)
-    if not ids:
-        ids = [scenario.catalog_gpu_id] if scenario.catalog_gpu_id else []
-        ids += [i for i in DEFAULT_GPU_IDS if i not in ids]
+    """The ticked GPUs, else default_gpu_ids; priced, sold ones only."""
+    ids = list(inputs.gpu_ids) or default_gpu_ids(scenario)
     found = {g.pk: g for g in Gpu.objects.filter(pk__in=ids).exclude(price_kind=PriceKind.NOT_SOLD)}
     return [found[i] for i in ids if i in found]
 
@@ -127,12 +135,13 @@ def _evaluator(copy: Scenario) -> engine_budget.Evaluate:
 
 
 def _price_note(copy: Scenario, gpu: Gpu) -> tuple[str, str]:
-    """(short price kind: 'street 2025-09', full note) of the node price used."""
+    """(what the node price is: 'street', 'list', 'estimate', 'reported quote'; the full note with its date and
+    source) of the node price used."""
     _, note = adapters.server_price(copy)
     row = copy.system if copy.system_id else gpu
-    kind = PriceKind(row.price_kind).label if row.price_kind else "unstated"
-    short = f"{kind} {row.price_date}".strip() if row.price_date else kind
-    return short, note.source if note is not None else ""
+    kind = PriceKind(row.price_kind).label.removesuffix(" price") if row.price_kind else "unstated"
+    dated = f"{kind}, {row.price_date}" if row.price_date else kind
+    return kind, f"{dated}: {note.source}" if note is not None else dated
 
 
 def gpu_row(scenario: Scenario, gpu: Gpu, budget: engine_budget.Budget) -> dict[str, Any]:
@@ -142,9 +151,10 @@ def gpu_row(scenario: Scenario, gpu: Gpu, budget: engine_budget.Budget) -> dict[
     row: dict[str, Any] = {
         "gpu_id": gpu.pk,
         "gpu": gpu.model,
+        "label": short_gpu_name(gpu.model),
         "gpus_per_node": copy.gpus_per_node,
         "price_kind": price_kind,
-        "price_estimate": price_kind.startswith(PriceKind.ESTIMATE.label),
+        "price_estimate": price_kind == PriceKind.ESTIMATE.label,
         "price_note": price_note,
     }
     if adapters.server_price(copy)[0] is None:
@@ -225,6 +235,25 @@ def fit_scenario(scenario: Scenario, inputs: FitInputs | None) -> FitPage:
     return FitPage(scenario, inputs, rows, tuple(fit_charts(rows, unit, inputs)), unit)
 
 
+#: Where a point's label goes, tried in order until it does not sit on an earlier label (scatter chart).
+LABEL_POSITIONS = ("top center", "bottom center", "middle right", "middle left")
+
+
+def label_positions(points: list[tuple[float, float]]) -> list[str]:
+    """A label position per point so that labels of nearby points (within 12 % of the x range and 8 % of the y
+    range) do not overlap: each takes the first position no earlier nearby point has taken."""
+    xs = [p[0] for p in points] or [0.0]
+    ys = [p[1] for p in points] or [0.0]
+    dx = (max(xs) - min(xs)) or 1.0
+    dy = (max(ys) - min(ys)) or 1.0
+    placed: list[tuple[float, float, str]] = []
+    for x, y in points:
+        taken = {pos for px, py, pos in placed if abs(px - x) < 0.12 * dx and abs(py - y) < 0.08 * dy}
+        position = next((p for p in LABEL_POSITIONS if p not in taken), LABEL_POSITIONS[0])
+        placed.append((x, y, position))
+    return [p for _, _, p in placed]
+
+
 def fit_charts(rows: list[dict[str, Any]], unit: str, inputs: FitInputs) -> list[dict[str, Any]]:
     """Work per USD million against work per MW (one point per GPU type, its size the delivered work), and the
     delivered work per GPU type coloured by what binds; chart specs for static/js/planner_charts.js."""
@@ -239,12 +268,12 @@ def fit_charts(rows: list[dict[str, Any]], unit: str, inputs: FitInputs) -> list
         "mode": "markers+text",
         "x": [r["per_musd"] for r in answered],
         "y": [r["per_mw"] for r in answered],
-        "text": [r["gpu"] for r in answered],
-        "textposition": "top center",
+        "text": [r["label"] for r in answered],
+        "textposition": label_positions([(r["per_musd"], r["per_mw"]) for r in answered]),
         "marker": {"size": [12 + 28 * (r["work"] / biggest) ** 0.5 for r in answered], "opacity": 0.7},
-        "customdata": [[r["work"], r["nodes"], r["binding"]] for r in answered],
+        "customdata": [[r["work"], r["nodes"], r["binding"], r["gpu"]] for r in answered],
         "hovertemplate": (
-            "%{text}<br>%{customdata[1]:,} nodes, %{customdata[0]:,.3g} " + unit + "<br>"
+            "%{customdata[3]}<br>%{customdata[1]:,} nodes, %{customdata[0]:,.3g} " + unit + "<br>"
             "%{x:,.3g} per $M " + money + ", %{y:,.3g} per MW " + power + "<br>binds: %{customdata[2]}"
             "<extra></extra>"
         ),
@@ -257,9 +286,10 @@ def fit_charts(rows: list[dict[str, Any]], unit: str, inputs: FitInputs) -> list
             {
                 "type": "bar",
                 "name": f"{binding} binds",
-                "x": [r["gpu"] for r in chosen],
+                "x": [r["label"] for r in chosen],
                 "y": [r["work"] for r in chosen],
                 "hovertemplate": "%{x}: %{y:,.3g} " + unit + "<extra>%{fullData.name}</extra>",
+                "showlegend": True,
             }
         )
     legend = {"orientation": "h", "x": 0, "y": -0.35, "xanchor": "left", "yanchor": "top"}
@@ -285,10 +315,11 @@ def fit_charts(rows: list[dict[str, Any]], unit: str, inputs: FitInputs) -> list
                 "data": bars,
                 "layout": {
                     "title": {"text": f"Delivered work within the budget ({unit})"},
+                    "xaxis": {"tickangle": -35, "automargin": True},
                     "yaxis": {"title": {"text": unit}, "rangemode": "tozero"},
                     "barmode": "group",
                     "legend": legend,
-                    "margin": {"t": 50, "r": 20, "b": 130},
+                    "margin": {"t": 50, "r": 50, "b": 130},
                     "height": 420,
                 },
             },

@@ -22,7 +22,7 @@ def scenario_fit(request: HttpRequest, pk: int) -> HttpResponse:
     """The scenario's workload on each priced GPU type within the budget (planner/reverse_sizing.py); bad
     budgets answer 400 with the field's message."""
     scenario = selectors.scenario_get(user=request.user, pk=pk)
-    form = BudgetFitForm(request.GET or None)
+    form = BudgetFitForm(request.GET or None, default_gpus=reverse_sizing.default_gpu_ids(scenario))
     valid = form.is_valid()
     page = reverse_sizing.fit_scenario(scenario, form.fit_inputs() if valid else None)
     status = 400 if form.is_bound and not valid else 200
@@ -42,4 +42,5 @@ def fit_pick(request: HttpRequest) -> HttpResponse:
         query = f"?{urlencode(rest)}" if rest else ""
         return redirect(reverse("scenario_fit", args=[scenario.pk]) + query)
     scenarios = selectors.scenario_list(user=request.user)
-    return render(request, "planner/fit_pick.html", {"scenarios": scenarios, "form": BudgetFitForm()})
+    form = BudgetFitForm(default_gpus=list(reverse_sizing.DEFAULT_GPU_IDS))
+    return render(request, "planner/fit_pick.html", {"scenarios": scenarios, "form": form})

@@ -68,7 +68,7 @@ class BudgetFitForm(forms.Form):
         label="GPU types to try",
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Priced catalog GPUs; none ticked: the current data-centre GPUs.",
+        help_text="Priced catalog GPUs; ticked first: the scenario's GPU and the current data-centre GPUs.",
         error_messages={"invalid_choice": "%(value)s is not a priced catalog GPU."},
     )
     rank = forms.ChoiceField(
@@ -81,8 +81,17 @@ class BudgetFitForm(forms.Form):
         },
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, default_gpus: list[str] | None = None, **kwargs: Any) -> None:
+        """`default_gpus`: the GPU types tried (and shown ticked) when the submitted form ticks none."""
+        data = args[0] if args else kwargs.get("data")
+        if default_gpus and hasattr(data, "getlist") and not data.getlist("gpus"):
+            data = data.copy()
+            data.setlist("gpus", default_gpus)
+            args = (data, *args[1:]) if args else args
+            kwargs = {**kwargs, "data": data} if "data" in kwargs else kwargs
         super().__init__(*args, **kwargs)
+        if default_gpus:
+            self.fields["gpus"].initial = default_gpus
         priced = (
             Gpu.objects.exclude(price_usd=None)
             .exclude(price_kind=PriceKind.NOT_SOLD)

@@ -4,6 +4,7 @@ largest cluster within the budget, judged by the engine, ranked; the pages' acce
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -34,8 +35,10 @@ def test_the_issue_example_fits_each_gpu_within_2_mw_and_50_million(alice, catal
         assert row["per_musd"] == pytest.approx(row["work"] / (row["capex_usd"] / 1e6))
         assert row["per_mw"] == pytest.approx(row["work"] / (row["facility_kw"] / 1000))
         assert row["redundancy"] and row["racks"] >= 1 and row["price_kind"]
+        assert row["price_estimate"] == (row["price_kind"] == "estimate")
     works = [r["work"] for r in answered]
     assert works == sorted(works, reverse=True)
+    assert any(r["price_estimate"] for r in answered) and not all(r["price_estimate"] for r in answered)
     assert [c["key"] for c in page.charts] == ["fit-efficiency", "fit-work"]
     assert len(page.charts[0]["figure"]["data"][0]["x"]) == len(answered)
 
@@ -117,6 +120,9 @@ def test_the_page_shows_the_table_and_charts_and_is_linked(alice_client, alice, 
     charts = json.loads(html.split('id="chart-data"')[1].split(">", 1)[1].split("</script>")[0])
     assert [c["key"] for c in charts] == ["fit-efficiency", "fit-work"]
     assert "vendor/plotly.min.js" in html and "cdn" not in html.lower()
+    assert (
+        html.count('data-testid="fit-price"') == 2 and "street price" in html
+    )  # both GPUs say what their price is
     detail = alice_client.get(scenario.get_absolute_url()).content.decode()
     assert url in detail and reverse("fit_pick") in detail
     empty = alice_client.get(url)
@@ -175,3 +181,22 @@ def test_the_entry_page_lists_your_scenarios_and_goes_to_the_answer(alice_client
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("scenario_fit", args=[scenario.pk]) + "?")
     assert "power_mw=2" in response["Location"] and f"gpus={H100}" in response["Location"]
+
+
+@pytest.mark.django_db
+def test_the_default_gpus_are_shown_ticked_and_tried(alice_client, alice, catalog):
+    scenario = make_scenario(alice, "llama70b-b200")
+    response = alice_client.get(reverse("scenario_fit", args=[scenario.pk]), {"budget_musd": "20"})
+    form = response.context["form"]
+    assert (
+        form.cleaned_data["gpus"] == rs.default_gpu_ids(scenario) and rs.default_gpu_ids(scenario)[0] == B200
+    )
+    assert {r["gpu_id"] for r in response.context["page"].rows} == set(rs.default_gpu_ids(scenario))
+    html = response.content.decode()
+    ticked = set(re.findall(r'<input type="checkbox" name="gpus" value="([^"]+)"[^>]*checked', html))
+    assert ticked == set(rs.default_gpu_ids(scenario))
+
+
+def test_labels_of_nearby_points_take_different_positions():
+    positions = rs.label_positions([(1.0, 30.0), (1.05, 30.5), (1.1, 30.2), (5.0, 60.0)])
+    assert len(set(positions[:3])) == 3 and positions[3] == "top center"
