@@ -189,6 +189,8 @@ def cluster_payload(scenario: Scenario) -> dict[str, Any]:
     cooling = _cooling_payload(scenario)
     if cooling:
         cluster["cooling"] = cooling
+    if scenario.gpu_power_limit_w is not None:
+        cluster["gpu_power_limit_w"] = scenario.gpu_power_limit_w
     if scenario.storage_tb:
         cluster["storage_tb"] = scenario.storage_tb
     return cluster
@@ -495,6 +497,7 @@ PATH_TO_FIELD: dict[str, str] = {
     "cluster.network.oversubscription": "oversubscription",
     "cluster.cooling": "cooling",
     "cluster.storage_tb": "storage_tb",
+    "cluster.gpu_power_limit_w": "gpu_power_limit_w",
     "workload.kind": "workload_kind",
     "workload.model": "model_preset",
     "workload.tokens_b": "tokens_b",

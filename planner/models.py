@@ -103,6 +103,9 @@ class Scenario(models.Model):
     )
     pue = models.FloatField(null=True, blank=True, help_text="Override of the cooling technology's PUE.")
     storage_tb = models.FloatField(default=0.0)
+    gpu_power_limit_w = models.FloatField(
+        null=True, blank=True, help_text="GPU power limit (W), at most the GPU's TDP; blank: no cap."
+    )
 
     # Workload.
     workload_kind = models.CharField(
@@ -214,6 +217,7 @@ class ScenarioInputs(TypedDict):
     cooling: Cooling | None
     pue: float | None
     storage_tb: float
+    gpu_power_limit_w: float | None
     # workload
     workload_kind: str
     model_preset: str

@@ -27,6 +27,7 @@ from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.service import parse_service_request
 from planner.engine.inputs.units import BILLION, DAY, HOUR, TERA, GiB
 from planner.engine.job.scaling import estimate_job
+from planner.engine.job.throughput import job_under_power_cap
 from planner.engine.perf import achieved, comm, efficiency, framework
 from planner.engine.perf.hardware import gpu_key, hardware_of, published_ceiling
 from planner.engine.perf.layout import layout_for, numerics_for
@@ -109,7 +110,8 @@ def evaluate(sc: Scenario, *, time_without_fit: bool = False) -> EstimateResult:
         out.update(_inference(sc, warnings, assumptions))
     else:
         assert sc.job is not None
-        result = estimate_job(sc.job, sc.cluster.gpus)
+        job = job_under_power_cap(sc.job, sc.cluster.gpu_power_limit_w, sc.cluster.gpu_tdp_uncapped_w)
+        result = estimate_job(job, sc.cluster.gpus)
         out["job"] = result.as_dict()
         assumptions.update(result.assumptions)
         run_time_s = result.time_s

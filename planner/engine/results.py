@@ -249,6 +249,17 @@ class ProvisioningSection(TypedDict):
     racks_from: str
 
 
+class GpuPowerCapSection(TypedDict):
+    """A GPU power limit below TDP and what it costs in throughput (facility/power.py power_cap_section)."""
+
+    limit_w: float
+    tdp_w: float  # the GPU's own TDP
+    fraction_of_tdp: float
+    throughput_fraction: float  # of uncapped throughput: every dense peak is scaled by it
+    gpu_power_cut_kw: float  # nameplate GPU power removed from the whole cluster (GPUs x (TDP - limit))
+    source: str
+
+
 class PowerSection(TypedDict):
     it_kw: float
     facility_kw: float
@@ -264,6 +275,7 @@ class PowerSection(TypedDict):
     co2_t_per_year: float | None
     water_m3_per_year: float | None  # None when the cooling has no known water use
     provisioning: NotRequired[ProvisioningSection]  # nameplate, feeds, UPS, generators, redundancy
+    gpu_power_cap: NotRequired[GpuPowerCapSection]  # only when cluster.gpu_power_limit_w is set
 
 
 class CapexBreakdownUsd(TypedDict):

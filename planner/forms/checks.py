@@ -36,8 +36,37 @@ class ScenarioFormChecks(forms.Form):
             self._require(data, "job_parallel_fraction")
             if data.get("job_single_gpu_hours") is not None and data["job_single_gpu_hours"] <= 0:
                 self.add_error("job_single_gpu_hours", "Must be more than 0 hours.")
+        self._clean_power_limit(data)
         self._clean_economics(data)
         return data
+
+    def _clean_power_limit(self, data: dict[str, Any]) -> None:
+        """The GPU power limit in W, or as % of the GPU's TDP (turned into W here). Whether the cap lies between
+        half the TDP and the TDP is the engine's rule (inputs/cluster.py); its message comes back on the field."""
+        watts, pct = data.get("gpu_power_limit_w"), data.get("gpu_power_limit_pct")
+        if watts is not None and pct is not None:
+            self.add_error("gpu_power_limit_pct", "Give the GPU power limit in W or in % of TDP, not both.")
+            return
+        if watts is not None and not watts > 0:
+            self.add_error("gpu_power_limit_w", f"The GPU power limit must be more than 0 W (got {watts:g}).")
+        if pct is None:
+            return
+        if not 0 < pct <= 100:
+            self.add_error(
+                "gpu_power_limit_pct",
+                f"The GPU power limit must be above 0 and at most 100 % of TDP (got {pct:g}).",
+            )
+            return
+        gpu = self._chosen_gpu(data)
+        tdp_w = (
+            data.get("custom_gpu_tdp_w") if data.get("gpu_source") == CUSTOM else getattr(gpu, "tdp_w", None)
+        )
+        if tdp_w:
+            data["gpu_power_limit_w"] = tdp_w * pct / 100
+        else:
+            self.add_error(
+                "gpu_power_limit_pct", "The GPU has no TDP to take a share of: give the limit in W."
+            )
 
     def _require(self, data: dict[str, Any], name: str, message: str = "") -> None:
         if data.get(name) in (None, "") and name not in self.errors:

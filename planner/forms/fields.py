@@ -101,7 +101,20 @@ class Fieldset:
 
 FIELDSETS: tuple[Fieldset, ...] = (
     Fieldset("about", "Scenario", ("name", "notes")),
-    Fieldset("cluster", "Cluster", ("gpu_source", "gpu", "system", "nodes", "gpus_per_node", "cpu")),
+    Fieldset(
+        "cluster",
+        "Cluster",
+        (
+            "gpu_source",
+            "gpu",
+            "system",
+            "nodes",
+            "gpus_per_node",
+            "cpu",
+            "gpu_power_limit_w",
+            "gpu_power_limit_pct",
+        ),
+    ),
     Fieldset(
         "custom_gpu",
         "Custom GPU (datasheet numbers, dense)",
@@ -210,6 +223,7 @@ DIRECT_FIELDS = (
     "cooling",
     "pue",
     "storage_tb",
+    "gpu_power_limit_w",
     "workload_kind",
     "tokens_b",
     "precision",

@@ -42,6 +42,7 @@ def scenario_inputs_from(data: dict[str, Any]) -> ScenarioInputs:
         cooling=data.get("cooling"),
         pue=data.get("pue"),
         storage_tb=_given(data.get("storage_tb"), 0.0),
+        gpu_power_limit_w=data.get("gpu_power_limit_w"),
         workload_kind=data.get("workload_kind"),
         model_preset="" if preset == CUSTOM else preset,
         custom_model={key: data[f"custom_model_{key}"] for key in CUSTOM_MODEL_KEYS}

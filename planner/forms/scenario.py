@@ -136,6 +136,16 @@ class ScenarioForm(ScenarioFormChecks):
         required=False,
     )
     storage_tb = float_field("Storage (TB)", "Shared storage capacity, decimal TB.", initial=0.0)
+    gpu_power_limit_w = float_field(
+        "GPU power limit (W)",
+        "Cap each GPU below its TDP: less power and nameplate, less throughput (sourced). Blank: no cap.",
+        required=False,
+    )
+    gpu_power_limit_pct = float_field(
+        "GPU power limit (% of TDP)",
+        "Or the cap as a share of the GPU's TDP; give this or the watts, not both.",
+        required=False,
+    )
 
     workload_kind = forms.ChoiceField(label="Workload", choices=WorkloadKind.choices)
     model_preset = forms.ChoiceField(label="Model", choices=(), required=False)

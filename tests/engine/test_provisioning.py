@@ -111,3 +111,63 @@ def test_a_run_longer_than_the_hardware_life_is_warned_in_the_result():
     assert any("longer than the hardware's" in w for w in warnings), warnings
     payload["economics"]["years"] = 5
     assert not any("longer than the hardware's" in w for w in api.estimate(payload)["warnings"])
+
+
+CAPS_W = (700, 675, 650, 600, 550, 500, 450, 400, 350)
+
+
+def test_lower_caps_lower_kw_and_throughput_monotonically():
+    results = []
+    for limit in CAPS_W:
+        payload = copy.deepcopy(EIGHT_DGX_H100)
+        payload["cluster"]["gpu_power_limit_w"] = limit
+        results.append(api.estimate(payload))
+    for higher, lower in zip(results, results[1:], strict=False):
+        assert lower["power"]["it_kw"] < higher["power"]["it_kw"]
+        assert lower["power"]["peak_it_kw"] < higher["power"]["peak_it_kw"]
+        assert (
+            lower["power"]["gpu_power_cap"]["throughput_fraction"]
+            < (higher["power"]["gpu_power_cap"]["throughput_fraction"])
+        )
+        assert lower["time"]["days"] > higher["time"]["days"]
+    cap = results[-1]["power"]["gpu_power_cap"]
+    assert cap["tdp_w"] == 700 and cap["fraction_of_tdp"] == pytest.approx(0.5)
+    assert cap["gpu_power_cut_kw"] == pytest.approx(64 * 350 / 1000)
+    assert "extrapolated" in cap["source"]
+
+
+def test_a_cap_equal_to_the_tdp_changes_nothing():
+    base = api.estimate(EIGHT_DGX_H100)
+    payload = copy.deepcopy(EIGHT_DGX_H100)
+    payload["cluster"]["gpu_power_limit_w"] = 700
+    same = api.estimate(payload)
+    assert same["time"] == base["time"]
+    assert same.get("cost") == base.get("cost")
+    cap = same["power"].pop("gpu_power_cap")
+    assert cap["throughput_fraction"] == 1.0 and cap["gpu_power_cut_kw"] == 0.0
+    assert same["power"] == base["power"]
+
+
+JOB = {
+    "cluster": {"gpu": "nvidia_h100_sxm5_80gb", "gpus_per_node": 8, "nodes": 1},
+    "workload": {"kind": "job", "job": {"single_gpu_hours": 12, "parallel_fraction": 0.9}},
+}
+
+
+def test_a_cap_slows_a_generic_job_by_the_same_relation():
+    base = api.estimate(JOB)
+    payload = copy.deepcopy(JOB)
+    payload["cluster"]["gpu_power_limit_w"] = 600
+    capped = api.estimate(payload)
+    fraction = power.power_cap_throughput_fraction(600, 700)
+    assert capped["job"]["time_s"] == pytest.approx(base["job"]["time_s"] / fraction)
+    assert capped["power"]["it_kw"] < base["power"]["it_kw"]
+
+
+@pytest.mark.parametrize("limit", [0, -100, "lots"])
+def test_a_cap_that_is_not_a_positive_number_names_the_field(limit):
+    payload = copy.deepcopy(EIGHT_DGX_H100)
+    payload["cluster"]["gpu_power_limit_w"] = limit
+    with pytest.raises(SpecError) as err:
+        api.estimate(payload)
+    assert err.value.problems[0].path == "cluster.gpu_power_limit_w"

@@ -115,6 +115,22 @@ def power_cap_throughput_fraction(limit_w: float, tdp_w: float) -> float:
     return 1.0 - POWER_CAP_ELASTICITY * (1.0 - min(limit_w, tdp_w) / tdp_w)
 
 
+def power_cap_section(limit_w: float, tdp_w: float, gpus: int) -> dict[str, Any]:
+    """The `power.gpu_power_cap` output: the cap, its share of TDP, the throughput left
+    (power_cap_throughput_fraction, with its source) and the GPU nameplate power it removes."""
+    source = POWER_CAP_SOURCE
+    if limit_w < POWER_CAP_MEASURED_FRACTION * tdp_w:
+        source += "; extrapolated below the measured 600/700 of TDP"
+    return {
+        "limit_w": limit_w,
+        "tdp_w": tdp_w,
+        "fraction_of_tdp": limit_w / tdp_w,
+        "throughput_fraction": power_cap_throughput_fraction(limit_w, tdp_w),
+        "gpu_power_cut_kw": gpus * (tdp_w - min(limit_w, tdp_w)) / KW,
+        "source": source,
+    }
+
+
 def nameplate_per_slot_w(system_max_power_w: float, system_gpus: int) -> float:
     """A catalog system's maximum input power per GPU slot (a node of g GPUs of that system: g x this)."""
     return system_max_power_w / system_gpus

@@ -112,6 +112,9 @@ def facility_sections(
         "power": pres.as_dict(run_time_s, grid),
         "storage": storage,
     }
+    if c.gpu_power_limit_w is not None and c.gpu_tdp_uncapped_w is not None:
+        cap = power.power_cap_section(c.gpu_power_limit_w, c.gpu_tdp_uncapped_w, c.gpus)
+        out["power"]["gpu_power_cap"] = cap  # type: ignore[typeddict-item]
     warnings.extend(plan.warnings)
     warnings.extend(pres.warnings)
     assumptions.update(plan.assumptions)

@@ -156,6 +156,7 @@ def parse_cluster(top: Fields, problems: list[Problem], assumptions: dict[str, A
     if gpu is None or gpn is None or nodes is None or gbps is None or net is None or cooling is None:
         return None
     nameplate_w, nameplate_source = _nameplate(gpu, gpn, nameplate_kw, node_max_kw)
+    uncapped_tdp_w = gpu.tdp_w
     if limit_w is not None:
         capped = _power_cap(gpu, gpn, limit_w, problems, assumptions)
         if capped is None:
@@ -184,6 +185,7 @@ def parse_cluster(top: Fields, problems: list[Problem], assumptions: dict[str, A
         nameplate_source=nameplate_source,
         power_redundancy=redundancy or power.REDUNDANCY_DEFAULT,
         gpu_power_limit_w=limit_w,
+        gpu_tdp_uncapped_w=uncapped_tdp_w,
     )
 
 
@@ -222,12 +224,14 @@ def _power_cap(
             )
         )
         return None
-    fraction = power.power_cap_throughput_fraction(limit_w, gpu.tdp_w)
-    source = power.POWER_CAP_SOURCE
-    if limit_w < power.POWER_CAP_MEASURED_FRACTION * gpu.tdp_w:
-        source += "; extrapolated below the measured 600/700 of TDP"
+    cap = power.power_cap_section(limit_w, gpu.tdp_w, gpus_per_node)
+    fraction = cap["throughput_fraction"]
     assume(
-        assumptions, "cluster.gpu_power_cap_throughput", fraction, "fraction of uncapped throughput", source
+        assumptions,
+        "cluster.gpu_power_cap_throughput",
+        fraction,
+        "fraction of uncapped throughput",
+        cap["source"],
     )
     capped = replace(
         gpu,

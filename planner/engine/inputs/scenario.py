@@ -33,6 +33,7 @@ class ClusterSpec:
     nameplate_source: str = ""
     power_redundancy: str = "2N"  # facility/power.py REDUNDANCY_DEFAULT
     gpu_power_limit_w: float | None = None  # power cap below TDP (gpu.tdp_w is already the cap when set)
+    gpu_tdp_uncapped_w: float | None = None  # the GPU's own TDP, before any power cap
 
     @property
     def gpus(self) -> int:

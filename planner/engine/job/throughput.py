@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from planner.engine.facility.power import power_cap_throughput_fraction
 from planner.engine.inputs.errors import Problem, SpecError
 from planner.engine.inputs.units import DAY, HOUR
 from planner.engine.job.scaling import JobSpec, estimate_job
@@ -84,6 +85,14 @@ def job_on_gpu(spec: JobSpec, speed: float) -> JobSpec:
         measured_gpus=spec.measured_gpus,
         scaling=spec.scaling,
     )
+
+
+def job_under_power_cap(spec: JobSpec, limit_w: float | None, tdp_w: float | None) -> JobSpec:
+    """The job on GPUs capped at `limit_w` (None: uncapped): its measured single-GPU time, taken at full power,
+    stretches by 1 / facility/power.py power_cap_throughput_fraction (the one home of that relation)."""
+    if limit_w is None or tdp_w is None:
+        return spec
+    return job_on_gpu(spec, power_cap_throughput_fraction(limit_w, tdp_w))
 
 
 def relative_speed_fp32(gpu_fp32_tflops: float, reference_fp32_tflops: float) -> float:
