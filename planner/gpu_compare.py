@@ -131,7 +131,10 @@ def _training_layout(output: EstimateResult | None) -> str:
 def _layout_text(copy: Scenario, output: EstimateResult | None, inference_choice: Any) -> str:
     """The layout shown; the page says the engine chose it, so only an exception is spelt out."""
     if copy.workload_kind == WorkloadKind.TRAINING:
-        return _training_layout(output) or "—"
+        chosen = _training_layout(output) or "—"
+        if f.dig(output, "memory", "fits") is False:
+            return f"{chosen} (none fits: the one needing the least memory)"
+        return chosen
     if copy.workload_kind == WorkloadKind.INFERENCE:
         label = f"TP{copy.tp}" + (f" · PP{copy.pp}" if copy.pp > 1 else "")
         if inference_choice is not None:
@@ -143,13 +146,13 @@ def _layout_text(copy: Scenario, output: EstimateResult | None, inference_choice
 
 
 def _problem(output: EstimateResult) -> str | None:
-    """Why a valid copy cannot run: the model does not fit (the engine's warning says by how much)."""
+    """Why a valid copy cannot run: the model does not fit (the engine's memory message says by how much)."""
     if f.dig(output, "memory", "fits") is False:
-        memory = [w for w in output.get("warnings", []) if "memory" in w.lower() or "fit" in w.lower()]
-        needed = f.dig(output, "memory", "per_gpu_gib")
-        capacity = f.dig(output, "memory", "capacity_gib")
-        detail = f" ({f.sig(needed)} GiB per GPU needed, {f.sig(capacity)} GiB available)" if needed else ""
-        return f"Does not fit in GPU memory{detail}: " + ("; ".join(memory[:2]) or "no layout fits")
+        message = f.dig(output, "memory", "message")
+        if not message:
+            needed, capacity = f.dig(output, "memory", "per_gpu_gib"), f.dig(output, "memory", "capacity_gib")
+            message = f"needs {f.sig(needed)} GiB per GPU, {f.sig(capacity)} GiB available"
+        return f"Does not fit in GPU memory: {message}"
     return None
 
 
@@ -340,10 +343,12 @@ def _price_flags(c: GpuColumn) -> str:
 
 @dataclass(frozen=True)
 class RowSpec:
-    """A row: the numeric value (for the ★ and the CSV) and the cell text (defaults to the column's format)."""
+    """A row: the numeric value (for the ★ and the CSV) and the cell text (defaults to the column's format);
+    `missing` is the text of a column that runs but has no value (shown only if another column has one)."""
 
     column: Column
     cell: Callable[[GpuColumn], str] | None = None
+    missing: str = f.MISSING
 
 
 def _col(key: str, header: str, getter: Callable[[GpuColumn], Any], *args: Any, **kwargs: Any) -> Column:
@@ -467,10 +472,10 @@ ROWS: tuple[RowSpec, ...] = (
             "outlasts_life",
             "Outlasts the hardware's life",
             _life_warning,
-            lambda v: v or "no",
             group="Money",
             kinds=frozenset({"training", "job"}),
-        )
+        ),
+        missing="no",
     ),
     RowSpec(_m("capex_usd", group="Money")),
     RowSpec(_m("tco_usd", group="Money")),
@@ -507,6 +512,10 @@ def comparison_rows(columns: Sequence[GpuColumn], kind: str) -> list[tuple[str, 
         ]
         if all(v is None for v in values) and all(cell == f.MISSING for cell in cells):
             continue
+        cells = [
+            spec.missing if v is None and cell == f.MISSING and c.runs else cell
+            for c, v, cell in zip(columns, values, cells, strict=True)
+        ]
         groups.setdefault(column.group, []).append(
             ComparisonRow(column, cells, best_index(values, column.better), len(set(cells)) > 1)
         )
@@ -536,7 +545,7 @@ def chart_label(gpu: Gpu) -> str:
 def comparison_charts(columns: Sequence[GpuColumn]) -> list[dict[str, Any]]:
     """One small bar chart: the run's days with their range (training), else $ per million output tokens
     (inference), else job days; plus TCO. GPUs that cannot run are left out of the bars."""
-    names = [chart_label(c.gpu) for c in columns]
+    names = [chart_label(c.gpu) + ("" if c.runs else " (cannot run)") for c in columns]
     kind = columns[0].scenario.workload_kind if columns else ""
     if kind == WorkloadKind.TRAINING:
         key, title, axis = "days", "Training time (whiskers: low–high range)", "days"
@@ -558,12 +567,15 @@ def comparison_charts(columns: Sequence[GpuColumn]) -> list[dict[str, Any]]:
         "y": values,
         "hovertemplate": "%{x}: %{y:,.3g}<extra></extra>",
     }
-    if all(v is not None for v in [*values, *low, *high]):
+    ranged = [
+        v is not None and lo is not None and h is not None for v, lo, h in zip(values, low, high, strict=True)
+    ]
+    if any(ranged):  # whiskers on the GPUs that can run (none on an empty bar)
         bar["error_y"] = {
             "type": "data",
             "symmetric": False,
-            "array": [h - v for h, v in zip(high, values, strict=True)],
-            "arrayminus": [v - lo for v, lo in zip(values, low, strict=True)],
+            "array": [h - v if r else 0 for h, v, r in zip(high, values, ranged, strict=True)],
+            "arrayminus": [v - lo if r else 0 for v, lo, r in zip(values, low, ranged, strict=True)],
         }
     tco = {
         "type": "bar",
@@ -572,7 +584,7 @@ def comparison_charts(columns: Sequence[GpuColumn]) -> list[dict[str, Any]]:
         "y": [_metric("tco_usd")(c) for c in columns],
         "hovertemplate": "%{x}: $%{y:,.0f}<extra></extra>",
     }
-    small = {"height": 320, "margin": {"t": 50, "r": 10, "b": 60, "l": 70}, "showlegend": False}
+    small = {"height": 380, "margin": {"t": 50, "r": 10, "b": 60, "l": 70}, "showlegend": False}
     return [
         {
             "key": f"gpu-{key}",

@@ -1,6 +1,7 @@
 """ "Compare GPUs" in Debian's chromium: a Llama 3.1 70B training run and a 70B service on H100, H200, B200 and
 MI300X side by side, with the chart drawn from our static plotly.js and no console error. Screenshots go to the
-`screenshot` folder (SCREENSHOT_DIR): compare_gpus.png and compare_gpus_inference.png."""
+`screenshot` folder (SCREENSHOT_DIR): compare_gpus.png, compare_gpus_inference.png and compare_gpus_budget.png
+(what the training scenario's capex buys) and compare_gpus_nofit.png (one node: the L4 cannot hold the model)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,15 @@ from tests.planner.conftest import make_scenario
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 FOUR = ["nvidia_h100_sxm5_80gb", "nvidia_h200_sxm_141gb", "nvidia_b200_hgx", "amd_mi300x"]
+WITH_L4 = ["nvidia_h100_sxm5_80gb", "nvidia_b200_hgx", "amd_mi300x", "nvidia_l4"]
+SHORT = {
+    "nvidia_h100_sxm5_80gb": "H100",
+    "nvidia_h200_sxm_141gb": "H200",
+    "nvidia_b200_hgx": "B200",
+    "amd_mi300x": "Instinct",
+    "nvidia_l4": "L4",
+}
+TRAINING = {"name": "Llama 3.1 70B, 1T tokens on 256 H100s"}
 SERVING = {
     "name": "Serve Llama 3.1 70B on 32 H100s",
     "model_preset": "llama3.1-70b",
@@ -28,14 +38,16 @@ SERVING = {
 
 
 @pytest.mark.parametrize(
-    "starter, overrides, shot",
+    "starter, overrides, gpus, mode, shot",
     [
-        ("llama70b-h100-1t", {"name": "Llama 3.1 70B, 1T tokens on 256 H100s"}, "compare_gpus"),
-        ("llama8b-serving", SERVING, "compare_gpus_inference"),
+        ("llama70b-h100-1t", TRAINING, FOUR, "same_gpus", "compare_gpus"),
+        ("llama8b-serving", SERVING, FOUR, "same_gpus", "compare_gpus_inference"),
+        ("llama70b-h100-1t", TRAINING, WITH_L4, "same_budget", "compare_gpus_budget"),
+        ("llama70b-h100-1t", {**TRAINING, "nodes": 1}, WITH_L4, "same_gpus", "compare_gpus_nofit"),
     ],
 )
 def test_compare_gpus_page_in_a_browser(
-    page, live_server, login, alice, screenshot, starter, overrides, shot
+    page, live_server, login, alice, screenshot, starter, overrides, gpus, mode, shot
 ):
     call_command("load_catalog", stdout=io.StringIO(), stderr=io.StringIO())
     scenario = make_scenario(alice, starter, **overrides)
@@ -45,11 +57,11 @@ def test_compare_gpus_page_in_a_browser(
     page.goto(live_server.url + scenario.get_absolute_url())
     page.click("[data-testid=compare-gpus]")
     page.wait_for_selector("[data-testid=gpu-compare-table]")
-    query = "&".join(f"gpus={i}" for i in FOUR)
-    page.goto(f"{live_server.url}/scenarios/{scenario.pk}/compare-gpus/?{query}&mode=same_gpus")
+    query = "&".join(f"gpus={i}" for i in gpus)
+    page.goto(f"{live_server.url}/scenarios/{scenario.pk}/compare-gpus/?{query}&mode={mode}")
     page.wait_for_selector(".chart .main-svg")
     headers = page.locator("#gpu-compare-table thead th").all_inner_texts()
-    assert [h.split()[0] for h in headers[1:]] == ["H100", "H200", "B200", "Instinct"]
+    assert [h.split()[0] for h in headers[1:]] == [SHORT[g] for g in gpus]
     assert page.locator("[data-row=tco_usd] td").count() == 4
     screenshot(page, shot)
     assert not errors, errors

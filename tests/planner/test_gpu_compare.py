@@ -104,6 +104,8 @@ def test_a_gpu_that_cannot_hold_the_model_says_why_and_the_others_still_show(ali
     assert cells[0] == l4.problem
     assert _row(page, "tco_usd").cells[0] != "—"  # the cluster still has a price and power
     assert _row(page, "days").cells[0] == "—"
+    assert "least memory" in l4.layout
+    assert "cannot run" in page.charts[0]["figure"]["data"][0]["x"][0]
     assert b200.output["memory"]["fits"] == (b200.problem is None)
 
 
@@ -225,3 +227,14 @@ def test_a_gpu_job_compares_its_job_time(client, alice, catalog):
     assert all(c.output["job"]["days"] > 0 for c in page.columns) and len(days.cells) == 2
     client.force_login(alice)
     assert client.get(reverse("scenario_compare_gpus", args=[scenario.pk])).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_run_longer_than_the_hardware_life_is_flagged_in_its_column(alice, catalog):
+    scenario = make_scenario(alice, "llama70b-h100")  # 15T tokens on 64 GPUs: years on H100s
+    page = gpu_compare.compare_gpus(scenario, _gpus(["nvidia_h100_sxm5_80gb", "nvidia_b200_hgx"]))
+    cells = _row(page, "outlasts_life").cells
+    for column, cell in zip(page.columns, cells, strict=True):
+        longer = column.output["time"]["days"] > 365.25 * scenario.years
+        assert ("longer than the hardware" in cell) == longer and (cell == "no") == (not longer)
+    assert any("longer than the hardware" in c for c in cells)
