@@ -77,7 +77,8 @@ def test_the_best_of_the_candidate_counts_is_chosen_and_each_is_within_the_budge
     fit = b.fit_budget(_train(), b.Budget(power_kw=700.0))
     assert fit.nodes in b.candidate_counts(fit.limit.nodes)
     assert fit.work.value == max(w for _, w in fit.tried if w is not None)
-    assert [n for n, _ in fit.tried] == b.candidate_counts(fit.limit.nodes)
+    counts = b.candidate_counts(fit.limit.nodes)
+    assert [n for n, _ in fit.tried][: len(counts)] == counts
 
 
 @pytest.mark.parametrize("nodes", [1, 2, 3, 5, 7, 12, 91, 100, 118, 131_071])
@@ -137,3 +138,17 @@ def test_inference_delivers_output_tokens_per_second():
     assert fit.work is not None and fit.work.unit == "output tokens/s"
     smaller = b.fit_budget(copy.deepcopy(INFER), b.Budget(power_kw=100.0))
     assert fit.work.value > smaller.work.value
+
+
+def test_past_the_layouts_limit_a_bigger_budget_still_delivers_the_most_work_found_below():
+    # tp 2 and a global batch of 512 sequences: data parallelism stops at 512, i.e. 128 nodes of 8 GPUs
+    payload = _train()
+    works = []
+    for money_usd in (5e6, 5e7, 5e8, 5e9, 5e11):
+        fit = b.fit_budget(payload, b.Budget(money_usd=money_usd))
+        assert fit.work is not None, fit.reason
+        works.append(fit.work.value)
+    assert works == sorted(works)
+    huge = b.fit_budget(payload, b.Budget(money_usd=5e11))
+    assert huge.limit.binding == ("node cap",) and huge.nodes == 128
+    assert len(huge.tried) < 40  # a walk down the powers of two, not a scan

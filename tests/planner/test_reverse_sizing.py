@@ -61,9 +61,13 @@ def test_the_budget_that_binds_is_the_one_reported(alice, catalog):
 def test_doubling_the_power_budget_never_lowers_the_delivered_work(alice, catalog):
     scenario = make_scenario(alice, "llama70b-h100")
     works = [
-        rs.fit_scenario(scenario, _inputs(mw, gpu_ids=(H100,))).rows[0]["work"] for mw in (0.5, 1.0, 2.0, 4.0)
+        rs.fit_scenario(scenario, _inputs(mw, gpu_ids=(H100,))).rows[0]["work"]
+        for mw in (0.5, 1.0, 2.0, 4.0, 10_000.0)
     ]
-    assert works == sorted(works) and works[-1] > 4 * works[0]
+    assert works == sorted(works) and works[3] > 4 * works[0]
+    # 10 GW is past what one run with a 1,024-sequence batch can use: fewer nodes than the cap, the most work
+    huge = rs.fit_scenario(scenario, _inputs(10_000.0, gpu_ids=(H100,))).rows[0]
+    assert huge["binding"] == "node cap" and huge["nodes"] < huge["nodes_within"] and huge["rounded"]
 
 
 @pytest.mark.django_db

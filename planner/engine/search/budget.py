@@ -21,9 +21,12 @@ fraction of the time (about 1.5 ms against about 30 ms with a layout search).
 
 Delivered work is not monotone in the node count: a count whose GPUs divide badly into the batch and the layers
 can be slower than a smaller one (Llama 3.1 70B: 300 nodes of 8 H100 train at 1.32 M tokens/s, 256 nodes at
-1.98 M; 118 MI300X nodes at 0.62 M, 96 at 0.78 M). So the work is evaluated on the candidate counts at or below
-the largest one (the largest itself and the counts m x 2^k, m = 4..7, down to the largest power of two) and the
-count that delivers the most is chosen (ties: fewer nodes). The power-of-two candidate is what keeps "a bigger budget never delivers less work" true: doubling
+1.98 M; 118 MI300X nodes at 0.62 M, 96 at 0.78 M), and a fixed global batch spread over more GPUs than it can use
+trains slower than on fewer. So the work is evaluated on the candidate counts at or below the largest one (the
+largest itself and the counts m x 2^k, m = 4..7, down to the largest power of two), then on the powers of two
+below while the work rises, then around the best of those; the count that delivers the most is chosen (ties:
+fewer nodes). A bigger budget can always buy what a smaller one bought, so it should never deliver less; the
+tests check that over budgets from one node to the node cap. The power-of-two candidate is what keeps "a bigger budget never delivers less work" true: doubling
 the budget at least doubles that candidate.
 """
 
@@ -275,29 +278,87 @@ def fit_budget(
         one = limit.spend_at_one
         assert one is not None
         return Fit(0, limit, None, None, _nothing_fits(one, budget))
-    best: tuple[int, dict[str, Any], Work] | None = None
-    tried: list[tuple[int, float | None]] = []
-    reasons: list[str] = []
+    trials = _Trials(evaluate, budget)
     for nodes in candidate_counts(limit.nodes):
-        try:
-            output = evaluate(nodes)
-        except SpecError as error:
-            tried.append((nodes, None))
-            reasons.append(f"{nodes:,} nodes: {error}")
-            continue
-        if exceeded(spend(output, budget), budget):  # the engine judges the real layout too
-            tried.append((nodes, None))
-            reasons.append(f"{nodes:,} nodes: over the budget with the chosen layout")
-            continue
-        work = delivered_work(output)
-        tried.append((nodes, work.value if work else None))
-        if work is None:
-            reasons.insert(0, f"{nodes:,} nodes: {why_not(output)}")  # the workload's own reason comes first
-        elif best is None or work.value >= best[2].value:  # descending counts: ties keep the fewer nodes
-            best = (nodes, output, work)
+        trials.run(nodes)
+    peak = _walk_down(trials, 1 << (limit.nodes.bit_length() - 1))
+    if peak is not None:  # the work peaks below the top octave: compare the counts around that power of two
+        around = {m * peak // d for m in (5, 6, 7) for d in (4, 8)}  # in (peak / 2, 2 x peak)
+        for nodes in sorted((n for n in around if n >= 1), reverse=True):
+            trials.run(nodes)
+    best = trials.best()
+    tried = tuple(trials.tried)
     if best is None:
-        return Fit(0, limit, None, None, reasons[0] if reasons else "no node count works", tuple(tried))
-    return Fit(best[0], limit, best[1], best[2], None, tuple(tried))
+        return Fit(0, limit, None, None, trials.reason(), tried)
+    nodes, output, work = best
+    return Fit(nodes, limit, output, work, None, tried)
+
+
+def _walk_down(trials: _Trials, power: int) -> int | None:
+    """Past the work's peak (a fixed global batch spread over more GPUs than it can use: Llama 3.1 70B with 1,024
+    sequences trains at 132 B tokens/day on 80 GB200 nodes and 30 B on 131,072), or where the top octave has no
+    layout at all, smaller counts deliver more: evaluate the powers of two below `power` while the work rises
+    (or no count has worked yet). Returns the power of two with the most work when it is below `power`."""
+    previous = trials.work(power)
+    best_power: int | None = None
+    nodes = power // 2
+    while nodes >= 1:
+        work = trials.run(nodes)
+        if previous is not None and (work is None or work <= previous):
+            break
+        if work is not None:
+            best_power, previous = nodes, work
+        nodes //= 2
+    return best_power
+
+
+class _Trials:
+    """The work of each node count evaluated once (SpecError: no layout there; over the budget with the real
+    layout: dropped), in the order tried, with the reason of each count that gives none."""
+
+    def __init__(self, evaluate: Evaluate, budget: Budget) -> None:
+        self.evaluate = evaluate
+        self.budget = budget
+        self.tried: list[tuple[int, float | None]] = []
+        self.results: dict[int, tuple[dict[str, Any], Work] | None] = {}
+        self.reasons: list[str] = []
+
+    def run(self, nodes: int) -> float | None:
+        if nodes not in self.results:
+            self.results[nodes] = self._evaluate(nodes)
+            found = self.results[nodes]
+            self.tried.append((nodes, found[1].value if found else None))
+        return self.work(nodes)
+
+    def work(self, nodes: int) -> float | None:
+        found = self.results.get(nodes)
+        return found[1].value if found else None
+
+    def _evaluate(self, nodes: int) -> tuple[dict[str, Any], Work] | None:
+        try:
+            output = self.evaluate(nodes)
+        except SpecError as error:
+            self.reasons.append(f"{nodes:,} nodes: {error}")
+            return None
+        if exceeded(spend(output, self.budget), self.budget):  # the engine judges the real layout too
+            self.reasons.append(f"{nodes:,} nodes: over the budget with the chosen layout")
+            return None
+        work = delivered_work(output)
+        if work is None:
+            self.reasons.insert(0, f"{nodes:,} nodes: {why_not(output)}")  # the workload's own reason first
+            return None
+        return output, work
+
+    def best(self) -> tuple[int, dict[str, Any], Work] | None:
+        """The count with the most work (ties: the fewer nodes)."""
+        found = [(n, r) for n, r in self.results.items() if r is not None]
+        if not found:
+            return None
+        nodes, (output, work) = max(found, key=lambda item: (item[1][1].value, -item[0]))
+        return nodes, output, work
+
+    def reason(self) -> str:
+        return self.reasons[0] if self.reasons else "no node count works"
 
 
 def _nothing_fits(one: Spend, budget: Budget) -> str:
