@@ -81,8 +81,10 @@ class TimeRange:
     reasons: tuple[str, ...]
 
 
+@lru_cache(maxsize=256)
 def gpu_generation(*names: str | None) -> str:
-    """'a100', 'h100', 'b200', 'mi300x' ... from a catalog id or a name; '' when none reads as one."""
+    """'a100', 'h100', 'b200', 'mi300x' ... from a catalog id or a name; '' when none reads as one (cached: a
+    pure function of a few strings)."""
     for name in names:
         if not name:
             continue

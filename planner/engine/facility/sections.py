@@ -14,7 +14,7 @@ from planner.engine.facility import network, power, tco
 from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.units import DAY, TB, YEAR
 from planner.engine.results import CostSection, FacilitySections, StorageSection, TcoSection
-from planner.engine.transformer.params import total_params
+from planner.engine.transformer.shape import shape_of
 
 #: Bytes per parameter in a training checkpoint: BF16 weights (2) + FP32 master weights, Adam momentum and
 #: variance (4 + 4 + 4). Mixed-precision Adam holds 16 bytes per parameter, 2 of them gradients that are not
@@ -54,7 +54,7 @@ def storage_plan(sc: Scenario) -> StorageSection:
             "write_gbs": None,
             "source": "no training checkpoints to keep; type cluster.storage_tb for datasets or models",
         }
-    checkpoint_bytes = total_params(sc.model) * CHECKPOINT_BYTES_PER_PARAM
+    checkpoint_bytes = shape_of(sc.model).total_params * CHECKPOINT_BYTES_PER_PARAM  # cached per model
     dataset_bytes = (sc.tokens or 0.0) * DATASET_BYTES_PER_TOKEN
     write_s = sc.goodput.checkpoint_write_s
     return {
