@@ -34,6 +34,7 @@ from planner.forms import (
 from planner.forms.hpc import HpcPresetForm, query_with_defaults
 from planner.middleware import mark_private
 from planner.reports import charts as chart_specs
+from planner.reports import gpu_table
 from planner.reports import services as report_services
 from planner.reports.columns import (
     HARDWARE_BOM_COLUMNS,
@@ -323,7 +324,7 @@ def scenario_compare_gpus(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "planner/scenario_compare_gpus.html", context, status=400)
     page = gpu_compare.compare_gpus(scenario, form.cleaned_data["gpus"], form.cleaned_data["mode"])
     if request.GET.get("format") == "csv":
-        return gpu_compare.csv_download(page)
+        return gpu_table.csv_download(page)
     return render(
         request, "planner/scenario_compare_gpus.html", {"scenario": scenario, "form": form, "page": page}
     )

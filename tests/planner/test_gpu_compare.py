@@ -15,6 +15,7 @@ from planner import adapters, gpu_compare, services, serving_size
 from planner.engine import api as engine
 from planner.engine.search import budget as budget_search
 from planner.models import Scenario, ScenarioResult
+from planner.reports import gpu_table
 from planner.selectors import ComparisonRow
 from tests.planner.conftest import make_scenario
 
@@ -36,7 +37,7 @@ def _gpus(ids: list[str]) -> list[Gpu]:
 
 
 def _row(page: gpu_compare.GpuComparison, key: str) -> ComparisonRow:
-    return next(r for _, rows in page.groups for r in rows if r.column.key == key)
+    return next(r for _, rows in gpu_table.comparison_rows(page) for r in rows if r.column.key == key)
 
 
 def _direct_estimate(copy: Scenario, layout: dict) -> dict:
@@ -88,7 +89,7 @@ def test_inference_columns_use_the_sizers_layout_and_equal_the_engine(alice, cat
     for column, cell in zip(page.columns, ttft, strict=True):
         if column.output["inference"]["ttft_s_p90"] is None:  # 32 GPUs cannot serve the rate on this GPU
             assert column.output["inference"]["saturated"] and "saturated" in cell
-    keys = {r.column.key for _, rows in page.groups for r in rows}
+    keys = {r.column.key for _, rows in gpu_table.comparison_rows(page) for r in rows}
     assert {"ttft_s_p90", "tpot_s_p90", "usd_per_m_tokens_own", "inf_tokens_per_s"} <= keys
     assert "days" not in keys
 
@@ -105,7 +106,7 @@ def test_a_gpu_that_cannot_hold_the_model_says_why_and_the_others_still_show(ali
     assert _row(page, "tco_usd").cells[0] != "—"  # the cluster still has a price and power
     assert _row(page, "days").cells[0] == "—"
     assert "least memory" in l4.layout
-    assert "cannot run" in page.charts[0]["figure"]["data"][0]["x"][0]
+    assert "cannot run" in gpu_table.comparison_charts(page)[0]["figure"]["data"][0]["x"][0]
     assert b200.output["memory"]["fits"] == (b200.problem is None)
 
 
@@ -151,7 +152,7 @@ def test_same_power_stays_within_the_scenarios_facility_nameplate(alice, catalog
 def test_csv_rows_carry_the_raw_values_of_the_table(alice, catalog):
     scenario = make_scenario(alice, "llama70b-h100-1t")
     page = gpu_compare.compare_gpus(scenario, _gpus(FOUR[:2]))
-    header, rows = gpu_compare.csv_rows(page)
+    header, rows = gpu_table.csv_rows(page)
     assert header[3:] == [c.gpu.model for c in page.columns]
     tco = next(r for r in rows if r[0] == "tco_usd")
     assert tco[3:] == [c.output["cost"]["tco_usd"] for c in page.columns]
