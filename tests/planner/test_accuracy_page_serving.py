@@ -7,6 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from planner.engine.accuracy.serving import serving_accuracy
+from planner.reports.formatting import sig
 
 pytestmark = pytest.mark.django_db
 
@@ -19,4 +20,5 @@ def test_every_serving_case_and_its_group_is_on_the_page():
     assert 'id="serving-calibration"' in html and 'id="serving-holdout"' in html
     assert "never fitted" in html and "Calibration: throughput" in html
     low, high = acc.bands["throughput"]
-    assert f"{low:.3g}–{high:.3g}×" in html
+    # three significant digits as the page writes them (trailing zeros kept: 0.670, not 0.67)
+    assert f"{sig(low, 3)}–{sig(high, 3)}×" in html
