@@ -46,6 +46,12 @@ RANKINGS = {"work": "delivered work", "per_usd": "work per USD million", "per_mw
 #: A rental price is required by the engine's economics but no figure of this page uses it (the page buys
 #: clusters); a GPU without a published rental price gets this placeholder (as sweeps do).
 UNUSED_CLOUD_PRICE_USD_PER_GPU_HOUR = 0.0
+#: A generic job scenario is one job on its whole cluster: a bigger cluster runs that one job faster (Amdahl), not
+#: more of them, so "work within a budget" would undercount; the HPC page gives jobs per day for a GPU count.
+JOB_PROBLEM = (
+    "What fits covers training runs and services. A job scenario is one job on its cluster; for jobs or frames a "
+    "day on a GPU count, see the HPC and rendering page."
+)
 CACHE_TTL_S = 3600
 CACHE_PREFIX = "planner:reverse-sizing"
 #: Training work is shown in billions of tokens a day (tokens/s x 86,400 / 1e9).
@@ -86,10 +92,9 @@ class FitPage:
 
 
 def work_unit(scenario: Scenario) -> str:
-    return {
-        WorkloadKind.TRAINING: "B tokens/day",
-        WorkloadKind.INFERENCE: "output tokens/s",
-    }.get(scenario.workload_kind, "jobs/day")
+    return {WorkloadKind.TRAINING: "B tokens/day", WorkloadKind.INFERENCE: "output tokens/s"}.get(
+        scenario.workload_kind, ""
+    )
 
 
 def _shown_work(work: engine_budget.Work) -> float:
@@ -217,6 +222,8 @@ def _cache_key(scenario: Scenario, inputs: FitInputs, gpu_ids: list[str]) -> str
 def fit_scenario(scenario: Scenario, inputs: FitInputs | None) -> FitPage:
     """The page: every GPU type's answer ranked, and the charts; without inputs, only the form."""
     unit = work_unit(scenario)
+    if scenario.workload_kind not in (WorkloadKind.TRAINING, WorkloadKind.INFERENCE):
+        return FitPage(scenario, inputs, work_unit=unit, problem=JOB_PROBLEM)
     if inputs is None:
         return FitPage(scenario, None, work_unit=unit)
     try:

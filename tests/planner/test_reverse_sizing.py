@@ -204,3 +204,26 @@ def test_the_default_gpus_are_shown_ticked_and_tried(alice_client, alice, catalo
 def test_labels_of_nearby_points_take_different_positions():
     positions = rs.label_positions([(1.0, 30.0), (1.05, 30.5), (1.1, 30.2), (5.0, 60.0)])
     assert len(set(positions[:3])) == 3 and positions[3] == "top center"
+
+
+@pytest.mark.django_db
+def test_a_job_scenario_is_pointed_to_the_hpc_page(alice_client, alice, catalog):
+    scenario = make_scenario(alice, "md-job")
+    response = alice_client.get(reverse("scenario_fit", args=[scenario.pk]), {"power_mw": "1"})
+    assert response.status_code == 200 and response.context["page"].rows == []
+    html = response.content.decode()
+    assert 'data-testid="fit-problem"' in html and reverse("hpc_presets") in html
+
+
+@pytest.mark.parametrize("starter", ["llama70b-h100", "llama8b-serving"])
+@pytest.mark.django_db
+def test_every_priced_gpu_gives_an_answer_or_a_reason(alice, catalog, starter):
+    from planner.forms.budget import BudgetFitForm
+
+    scenario = make_scenario(alice, starter)
+    every = tuple(gpu_id for gpu_id, _ in BudgetFitForm().fields["gpus"].choices)
+    rows = rs.fit_scenario(scenario, _inputs(1.0, 30e6, gpu_ids=every)).rows
+    assert len(rows) == len(every) >= 20
+    for row in rows:
+        assert (row.get("work") or 0) > 0 or row["reason"], row
+    assert sum(1 for r in rows if r.get("work")) >= len(rows) // 2
