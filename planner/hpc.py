@@ -19,6 +19,7 @@ from planner.engine.job import throughput
 from planner.engine.job.presets import PRESETS, JobPreset
 from planner.engine.job.scaling import JobSpec, estimate_job
 from planner.forms.hpc import TARGET_WORK
+from planner.starters import STARTERS_BY_KEY
 
 VARIANTS = ("low", "mid", "high")
 
@@ -52,6 +53,9 @@ class HpcPage:
     speed_source: str
     speed_flagged: bool
     parallel_fraction: dict[str, float]  # low / mid / high
+    starter_parallel_fraction: (
+        float  # what the scenario starter of this preset fills in (planner/starters.py)
+    )
     single_gpu_hours: float  # on the chosen GPU
     work_per_job: float | None
     work_source: str
@@ -130,7 +134,7 @@ def hpc_page(data: dict[str, Any]) -> HpcPage:
     work_source = "input" if data.get("work_per_job") else preset.work_source
     reference_price = adapters.cloud_price_reference(gpu.pk)
     price = None if reference_price is None else reference_price.value
-    gpus = data["gpus"]
+    gpus = data["gpu_count"]
     target = data.get("target")
     target_work = None
     if target is not None and data.get("target_unit") == TARGET_WORK and work:
@@ -145,6 +149,7 @@ def hpc_page(data: dict[str, Any]) -> HpcPage:
         speed_source=speed_source,
         speed_flagged=flagged,
         parallel_fraction={v: estimate_job(specs[v], 1).parallel_fraction for v in VARIANTS},
+        starter_parallel_fraction=STARTERS_BY_KEY[f"job-{preset.key}"].initial["job_parallel_fraction"],
         single_gpu_hours=specs["mid"].single_gpu_time_s / HOUR,
         work_per_job=work,
         work_source=work_source,

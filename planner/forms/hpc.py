@@ -27,13 +27,12 @@ class FP32GpuChoiceField(GpuChoiceField):
 class HpcPresetForm(forms.Form):
     preset = forms.ChoiceField(label="Preset", choices=[(p.key, p.label) for p in PRESETS.values()])
     gpu = FP32GpuChoiceField(label="GPU", queryset=Gpu.objects.none(), to_field_name="pk")
-    gpus = forms.IntegerField(
+    gpu_count = forms.IntegerField(
         label="GPUs in the cluster", min_value=1, max_value=MAX_GPUS, help_text="All GPUs, every node."
     )
     target = forms.FloatField(
         label="Target throughput per day",
         required=False,
-        min_value=0.0,
         help_text="Jobs, frames or ns per day (choose below); leave blank for no target.",
     )
     target_unit = forms.ChoiceField(
@@ -104,7 +103,7 @@ class HpcPresetForm(forms.Form):
 DEFAULT_QUERY: dict[str, Any] = {
     "preset": "gromacs_100k",
     "gpu": DEFAULT_GPU_ID,
-    "gpus": 8,
+    "gpu_count": 8,
     "target_unit": TARGET_JOBS,
 }
 

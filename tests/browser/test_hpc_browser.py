@@ -18,19 +18,19 @@ def loaded_catalog(transactional_db) -> None:
 def test_hpc_presets_page(page, live_server, login, screenshot, alice, loaded_catalog):
     login(page, alice)
     page.goto(
-        f"{live_server.url}/hpc/?preset=gromacs_100k&gpu=nvidia_h100_sxm5_80gb&gpus=8&target=100&target_unit=jobs"
+        f"{live_server.url}/hpc/?preset=gromacs_100k&gpu=nvidia_h100_sxm5_80gb&gpu_count=8&target=100&target_unit=jobs"
     )
     assert page.locator("[data-testid=hpc-rates] tbody tr").count() == 4  # 1, 2, 4, 8 GPUs per job
     assert "p = 0.905" in page.locator("[data-testid=hpc-p]").inner_text()
     assert "Cheapest" in page.locator("[data-testid=hpc-cheapest]").inner_text()
     screenshot(page, "hpc_presets")
     # The browser's own number check stops a typed 0; a link or an edited URL reaches the server.
-    page.goto(f"{live_server.url}/hpc/?preset=blender_cycles&gpu=nvidia_l40s&gpus=0&target=-3")
-    assert "greater than or equal to 1" in page.locator("#errors-gpus").inner_text()
-    assert "greater than or equal to 0" in page.locator("#errors-target").inner_text()
+    page.goto(f"{live_server.url}/hpc/?preset=blender_cycles&gpu=nvidia_l40s&gpu_count=0&target=-3")
+    assert "greater than or equal to 1" in page.locator("#errors-gpu_count").inner_text()
+    assert "greater than 0" in page.locator("#errors-target").inner_text()
+    screenshot(page, "hpc_presets_bad_input")
     page.goto(
-        f"{live_server.url}/hpc/?preset=blender_cycles&gpu=nvidia_l40s&gpus=16&target=5000&target_unit=work"
+        f"{live_server.url}/hpc/?preset=blender_cycles&gpu=nvidia_l40s&gpu_count=16&target=5000&target_unit=work"
     )
     assert "Frames per day" in page.locator("[data-testid=hpc-rates]").inner_text()
     screenshot(page, "hpc_presets_blender")
-    screenshot(page, "hpc_presets_bad_input")

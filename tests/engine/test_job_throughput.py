@@ -96,3 +96,11 @@ def test_too_few_gpus_for_one_job_names_the_field() -> None:
     with pytest.raises(SpecError) as err:
         throughput.rate(JobSpec(single_gpu_time_s=HOUR, parallel_fraction=0.9), gpus=2, gpus_per_job=4)
     assert err.value.problems[0].path == "cluster.gpus"
+
+
+@pytest.mark.parametrize("preset", [GROMACS_100K, BLENDER_CYCLES])
+def test_an_absurd_target_is_unreachable_not_a_crash(preset) -> None:
+    slow = throughput.job_on_gpu(preset.spec(), 1e-300)  # a GPU 10^300 times slower
+    for answer in throughput.target_answers(slow, 1e308):
+        assert answer.rate is None and answer.reason
+    assert throughput.cheapest(throughput.target_answers(slow, 1e308)) is None

@@ -23,7 +23,7 @@ def _page(**query):
 
 @pytest.mark.django_db
 def test_gromacs_on_its_reference_gpu_reproduces_the_measured_times(catalog):
-    page = _page(preset="gromacs_100k", gpu=A100, gpus=8)
+    page = _page(preset="gromacs_100k", gpu=A100, gpu_count=8)
     assert page.speed == 1.0 and not page.speed_flagged
     assert page.parallel_fraction["mid"] == pytest.approx(GROMACS_100K.parallel_fraction(2.5))
     assert page.parallel_fraction["low"] < page.parallel_fraction["mid"] < page.parallel_fraction["high"]
@@ -35,10 +35,10 @@ def test_gromacs_on_its_reference_gpu_reproduces_the_measured_times(catalog):
 
 @pytest.mark.django_db
 def test_another_gpu_uses_the_fp32_ratio_and_says_it_is_an_assumption(catalog):
-    page = _page(preset="gromacs_100k", gpu=H100, gpus=8)
+    page = _page(preset="gromacs_100k", gpu=H100, gpu_count=8)
     assert page.speed_flagged and "ASSUMPTION" in page.speed_source
     assert page.speed == pytest.approx(page.gpu.fp32_tflops / page.reference_gpu.fp32_tflops)
-    typed = _page(preset="gromacs_100k", gpu=H100, gpus=8, relative_speed="1.8")
+    typed = _page(preset="gromacs_100k", gpu=H100, gpu_count=8, relative_speed="1.8")
     assert typed.speed == 1.8 and not typed.speed_flagged
     assert typed.rates[0].mid.jobs_per_day == pytest.approx(16.0 * 1.8)
 
@@ -46,7 +46,7 @@ def test_another_gpu_uses_the_fp32_ratio_and_says_it_is_an_assumption(catalog):
 @pytest.mark.django_db
 def test_blender_frames_per_day_and_target_in_frames(catalog):
     page = _page(
-        preset="blender_cycles", gpu=A100, gpus=8, work_per_job="240", target="19200", target_unit="work"
+        preset="blender_cycles", gpu=A100, gpu_count=8, work_per_job="240", target="19200", target_unit="work"
     )
     rows = {row.mid.gpus_per_job: row for row in page.rates}
     assert rows[1].work_per_day == pytest.approx(8 * 240)  # 8 shots/day of 240 frames
@@ -58,13 +58,14 @@ def test_blender_frames_per_day_and_target_in_frames(catalog):
 @pytest.mark.django_db
 def test_page_shows_p_rates_target_and_sources(alice_client, catalog):
     response = alice_client.get(
-        reverse("hpc_presets"), {"preset": "gromacs_100k", "gpu": H100, "gpus": 16, "target": 100}
+        reverse("hpc_presets"), {"preset": "gromacs_100k", "gpu": H100, "gpu_count": 16, "target": 100}
     )
     assert response.status_code == 200
     html = response.content.decode()
     for testid in ("hpc-p", "hpc-rates", "hpc-target", "hpc-cheapest", "hpc-sources"):
         assert f'data-testid="{testid}"' in html
     assert "assumption" in html and "planning issue" in html
+    assert "?starter=job-gromacs_100k" in html
 
 
 @pytest.mark.django_db
@@ -77,10 +78,10 @@ def test_first_visit_shows_the_default_preset(alice_client, catalog):
 @pytest.mark.parametrize(
     ("query", "field", "message"),
     [
-        ({"gpus": "0"}, "gpus", "greater than or equal to 1"),
-        ({"gpus": "many"}, "gpus", "whole number"),
-        ({"gpus": ""}, "gpus", "required"),
-        ({"target": "-5"}, "target", "greater than or equal to 0"),
+        ({"gpu_count": "0"}, "gpu_count", "greater than or equal to 1"),
+        ({"gpu_count": "many"}, "gpu_count", "whole number"),
+        ({"gpu_count": ""}, "gpu_count", "required"),
+        ({"target": "-5"}, "target", "greater than 0"),
         ({"target": "0"}, "target", "greater than 0"),
         ({"target": "inf"}, "target", "number"),
         ({"work_per_job": "0"}, "work_per_job", "greater than 0"),
@@ -108,3 +109,20 @@ def test_preset_starters_fill_the_job_fields_and_reproduce_the_measured_time(
     assert scenario.workload_kind == "job" and scenario.total_gpus == 8
     job = scenario.latest_result.output["job"]
     assert job["time_s"] / 3600 == pytest.approx(hours_on_8, rel=1e-3)
+
+
+@pytest.mark.django_db
+def test_extreme_but_valid_numbers_answer_without_a_crash(alice_client, catalog):
+    query = {
+        "preset": "gromacs_100k",
+        "gpu": H100,
+        "gpu_count": 100000,
+        "target": "1e300",
+        "relative_speed": "1e-300",
+    }
+    response = alice_client.get(reverse("hpc_presets"), query)
+    assert response.status_code == 200
+    assert (
+        b'data-testid="hpc-unreachable"' in response.content
+        and b'data-testid="hpc-cheapest"' not in response.content
+    )

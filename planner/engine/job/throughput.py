@@ -147,13 +147,15 @@ def spread_for_target(spec: JobSpec, target_jobs_per_day: float) -> TargetAnswer
     _check_target(target_jobs_per_day)
     p = estimate_job(spec, 1).parallel_fraction
     needed_speedup = target_jobs_per_day * spec.single_gpu_time_s / DAY
-    if needed_speedup <= 1.0 + _EPS:
+    if not math.isfinite(needed_speedup):
+        gpus = MAX_GPUS + 1
+    elif needed_speedup <= 1.0 + _EPS:
         gpus = 1
     elif spec.scaling == "gustafson":
         gpus = math.ceil(1.0 + (needed_speedup - 1.0) / p - _EPS) if p > 0 else MAX_GPUS + 1
     else:
         slack = 1.0 / needed_speedup - (1.0 - p)
-        gpus = math.ceil(p / slack - _EPS) if slack > 0 else MAX_GPUS + 1
+        gpus = math.ceil(p / slack - _EPS) if slack > 0 and math.isfinite(p / slack) else MAX_GPUS + 1
     if gpus > MAX_GPUS:
         ceiling = DAY / (spec.single_gpu_time_s * (1.0 - p)) if p < 1.0 else math.inf
         reason = (
@@ -170,8 +172,12 @@ def packed_for_target(spec: JobSpec, target_jobs_per_day: float, gpus_per_job: i
     """GPUs for the target with jobs of `gpus_per_job` GPUs side by side: M x ceil(target / (DAY / T(M)))."""
     _check_target(target_jobs_per_day)
     per_slot = DAY / estimate_job(spec, gpus_per_job).time_s  # jobs/day of one M-GPU slot
-    slots = max(1, math.ceil(target_jobs_per_day / per_slot - _EPS))
-    gpus = slots * gpus_per_job
+    slots_needed = target_jobs_per_day / per_slot
+    gpus = (
+        MAX_GPUS + 1
+        if not math.isfinite(slots_needed)
+        else max(1, math.ceil(slots_needed - _EPS)) * gpus_per_job
+    )
     if gpus > MAX_GPUS:
         return TargetAnswer(
             mode="packed", gpus_per_job=gpus_per_job, rate=None, reason=f"needs more than {MAX_GPUS:,} GPUs"
