@@ -325,9 +325,14 @@ def scenario_compare_gpus(request: HttpRequest, pk: int) -> HttpResponse:
     page = gpu_compare.compare_gpus(scenario, form.cleaned_data["gpus"], form.cleaned_data["mode"])
     if request.GET.get("format") == "csv":
         return gpu_table.csv_download(page)
-    return render(
-        request, "planner/scenario_compare_gpus.html", {"scenario": scenario, "form": form, "page": page}
-    )
+    context = {
+        "scenario": scenario,
+        "form": form,
+        "page": page,
+        "groups": gpu_table.comparison_rows(page),
+        "charts": gpu_table.comparison_charts(page),
+    }
+    return render(request, "planner/scenario_compare_gpus.html", context)
 
 
 # ------------------------------------------------------------------------------------------------ clone / delete

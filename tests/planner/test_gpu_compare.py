@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 import pytest
@@ -171,7 +172,12 @@ def test_the_page_compares_the_default_gpus_and_downloads_csv(client, alice, cat
     html = response.content.decode()
     assert response.status_code == 200 and 'data-testid="gpu-compare-table"' in html
     assert all(re.search(f'value="{i}"[^>]*checked', html) for i in FOUR)  # the default picks
-    assert "H200" in html and "MI300X" in html and "chart-data" in html
+    assert "H200" in html and "MI300X" in html
+    assert html.count('data-row="tco_usd"') == 1 and html.count("★") >= 3
+    charts = json.loads(html.split('id="chart-data"')[1].split(">", 1)[1].split("</script>")[0])
+    assert [c["key"] for c in charts] == ["gpu-days", "gpu-tco"] and len(
+        charts[0]["figure"]["data"][0]["y"]
+    ) == 4
     query = "&".join(f"gpus={i}" for i in FOUR[:3])
     download = client.get(f"{url}?{query}&mode=same_gpus&format=csv")
     assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
