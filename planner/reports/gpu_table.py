@@ -161,7 +161,15 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec(_m("mfu", group="Time")),
     RowSpec(_m("job_days", group="Time")),
     RowSpec(_m("job_gpu_hours", group="Time")),
-    RowSpec(_m("inf_tokens_per_s", header="Output tokens/s at the scenario's batch", group="Serving")),
+    RowSpec(
+        _m("inf_tokens_per_s", header="Output tokens/s at the scenario's batch", group="Serving"),
+        _range_cell(
+            _metric("inf_tokens_per_s"),
+            _out("inference", "tokens_per_s_low"),
+            _out("inference", "tokens_per_s_high"),
+            f.number,
+        ),
+    ),
     RowSpec(
         _col(
             "output_tokens_per_s_at_rate",
@@ -172,7 +180,13 @@ ROWS: tuple[RowSpec, ...] = (
             "max",
             "Serving",
             _INFERENCE,
-        )
+        ),
+        _range_cell(
+            _out("inference", "output_tokens_per_s_at_rate"),
+            _out("inference", "output_tokens_per_s_at_rate_low"),
+            _out("inference", "output_tokens_per_s_at_rate_high"),
+            f.number,
+        ),
     ),
     RowSpec(
         _col(

@@ -90,6 +90,13 @@ def test_inference_columns_use_the_sizers_layout_and_equal_the_engine(alice, cat
     for column, cell in zip(page.columns, ttft, strict=True):
         if column.output["inference"]["ttft_s_p90"] is None:  # 32 GPUs cannot serve the rate on this GPU
             assert column.output["inference"]["saturated"] and "saturated" in cell
+    throughput = _row(page, "inf_tokens_per_s").cells
+    for column, cell in zip(page.columns, throughput, strict=True):
+        low, high = (
+            column.output["inference"]["tokens_per_s_low"],
+            column.output["inference"]["tokens_per_s_high"],
+        )
+        assert cell.endswith(f"({low:,.0f}–{high:,.0f})")  # the engine's validated range follows the estimate
     keys = {r.column.key for _, rows in gpu_table.comparison_rows(page) for r in rows}
     assert {"ttft_s_p90", "tpot_s_p90", "usd_per_m_tokens_own", "inf_tokens_per_s"} <= keys
     assert "days" not in keys
