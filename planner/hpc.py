@@ -14,7 +14,7 @@ from typing import Any
 
 from catalog.models import Gpu
 from planner import adapters
-from planner.engine.inputs.units import HOUR
+from planner.engine.inputs.units import DAY, HOUR
 from planner.engine.job import throughput
 from planner.engine.job.presets import PRESETS, JobPreset
 from planner.engine.job.scaling import JobSpec, estimate_job
@@ -66,6 +66,7 @@ class HpcPage:
     cheapest: TargetRow | None = None
     usd_per_gpu_hour: float | None = None
     price_source: str = ""
+    charts: tuple[dict[str, Any], ...] = ()
 
 
 def _speed(gpu: Gpu, reference: Gpu, typed: float | None) -> tuple[float, str, bool]:
@@ -123,6 +124,79 @@ def _target_rows(
     return rows, next((row for row in rows if row.cheapest), None)
 
 
+#: The chart's GPU counts stop here (a 4,096-GPU cluster shows Amdahl's ceiling for any p on the presets).
+CHART_MAX_GPUS = 4096
+
+
+def scaling_chart(spec: JobSpec, preset: JobPreset, gpus: int, target: float | None) -> dict[str, Any]:
+    """Jobs/day against GPU count (log-log, powers of two up to 4x the cluster): one job spread over all of them
+    and 1-GPU jobs packed, with the target and Amdahl's ceiling for the spread job, as a chart spec for
+    static/js/planner_charts.js."""
+    top = min(CHART_MAX_GPUS, max(64, 4 * gpus))
+    counts = [2**k for k in range(top.bit_length()) if 2**k <= top]
+    spread = [throughput.rate(spec, gpus=n, gpus_per_job=n).jobs_per_day for n in counts]
+    packed = [throughput.rate(spec, gpus=n, gpus_per_job=1).jobs_per_day for n in counts]
+    noun = f"{preset.job_noun}s/day"
+    data: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": f"one {preset.job_noun} spread over N GPUs",
+            "x": counts,
+            "y": spread,
+            "hovertemplate": "%{x:,} GPUs: %{y:,.1f} " + noun + "<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": f"N {preset.job_noun}s of 1 GPU side by side",
+            "x": counts,
+            "y": packed,
+            "hovertemplate": "%{x:,} GPUs: %{y:,.1f} " + noun + "<extra></extra>",
+        },
+    ]
+    p = estimate_job(spec, 1).parallel_fraction
+    if p < 1.0:
+        ceiling = DAY / (spec.single_gpu_time_s * (1.0 - p))
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"Amdahl ceiling, spread ({ceiling:,.1f}/day)",
+                "x": [counts[0], counts[-1]],
+                "y": [ceiling, ceiling],
+                "line": {"dash": "dot"},
+            }
+        )
+    if target is not None:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"target ({target:,.1f}/day)",
+                "x": [counts[0], counts[-1]],
+                "y": [target, target],
+                "line": {"dash": "dash"},
+            }
+        )
+    title = f"{preset.label}: {noun} against GPU count"
+    return {
+        "key": "hpc-scaling",
+        "title": title,
+        "figure": {
+            "data": data,
+            "layout": {
+                "title": {"text": title},
+                "xaxis": {"title": {"text": "GPUs"}, "type": "log", "dtick": 0.30102999566398},
+                "yaxis": {"title": {"text": noun}, "type": "log", "dtick": "D2"},
+                "legend": {"orientation": "h", "x": 0, "y": -0.25, "xanchor": "left", "yanchor": "top"},
+                "margin": {"t": 50, "r": 10, "b": 110},
+                "height": 440,
+            },
+        },
+    }
+
+
 def hpc_page(data: dict[str, Any]) -> HpcPage:
     """The page for a valid form's cleaned data (planner/forms/hpc.py)."""
     preset = PRESETS[data["preset"]]
@@ -160,4 +234,5 @@ def hpc_page(data: dict[str, Any]) -> HpcPage:
         cheapest=best,
         usd_per_gpu_hour=price,
         price_source="" if reference_price is None else reference_price.source,
+        charts=(scaling_chart(specs["mid"], preset, gpus, target),),
     )

@@ -23,6 +23,10 @@ def test_hpc_presets_page(page, live_server, login, screenshot, alice, loaded_ca
     assert page.locator("[data-testid=hpc-rates] tbody tr").count() == 4  # 1, 2, 4, 8 GPUs per job
     assert "p = 0.905" in page.locator("[data-testid=hpc-p]").inner_text()
     assert "Cheapest" in page.locator("[data-testid=hpc-cheapest]").inner_text()
+    page.wait_for_selector("[data-chart=hpc-scaling].js-plotly-plot svg.main-svg")
+    assert (
+        page.locator("[data-chart=hpc-scaling] .scatterlayer .trace").count() == 4
+    )  # 2 curves, ceiling, target
     screenshot(page, "hpc_presets")
     # The browser's own number check stops a typed 0; a link or an edited URL reaches the server.
     page.goto(f"{live_server.url}/hpc/?preset=blender_cycles&gpu=nvidia_l40s&gpu_count=0&target=-3")

@@ -126,3 +126,17 @@ def test_extreme_but_valid_numbers_answer_without_a_crash(alice_client, catalog)
         b'data-testid="hpc-unreachable"' in response.content
         and b'data-testid="hpc-cheapest"' not in response.content
     )
+
+
+@pytest.mark.django_db
+def test_the_chart_shows_both_ways_the_ceiling_and_the_target(catalog):
+    page = _page(preset="gromacs_100k", gpu=A100, gpu_count=8, target="30")
+    (chart,) = page.charts
+    spread, packed, ceiling, target = chart["figure"]["data"]
+    assert spread["x"][0] == 1 and spread["x"][-1] == 64
+    assert spread["y"][3] == pytest.approx(24 / 2.5)  # 8 GPUs: one 2.5 h simulation at a time
+    assert packed["y"][3] == pytest.approx(16.0)
+    assert all(y < ceiling["y"][0] for y in spread["y"])  # Amdahl's ceiling is never reached
+    assert target["y"] == [30.0, 30.0]
+    blender = _page(preset="blender_cycles", gpu=A100, gpu_count=8)
+    assert len(blender.charts[0]["figure"]["data"]) == 2  # p = 1: no ceiling, no target
