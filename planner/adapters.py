@@ -234,9 +234,11 @@ def workload_payload(scenario: Scenario) -> dict[str, Any]:
         workload["parallelism"] = {"tp": scenario.tp, "pp": scenario.pp}
         workload["serving"] = _drop_none(
             {
+                "batching": scenario.batching,
                 "batch": scenario.serving_batch,
                 "context_len": scenario.context_len,
                 "output_len": scenario.output_len,
+                "requests_per_s": scenario.requests_per_s,
                 "target_tokens_per_s": scenario.target_tokens_per_s,
                 "max_ttft_s": scenario.max_ttft_s,
                 "max_tpot_s": scenario.max_tpot_s,
@@ -518,6 +520,8 @@ PATH_TO_FIELD: dict[str, str] = {
     "workload.serving.context_len": "context_len",
     "workload.serving.output_len": "output_len",
     "workload.serving.target_tokens_per_s": "target_tokens_per_s",
+    "workload.serving.requests_per_s": "requests_per_s",
+    "workload.serving.batching": "batching",
     "workload.serving.max_ttft_s": "max_ttft_s",
     "workload.serving.max_tpot_s": "max_tpot_s",
     "workload.job": "job_single_gpu_hours",

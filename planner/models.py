@@ -37,6 +37,7 @@ class Precision(models.TextChoices):
     FP32 = "fp32", "FP32"
     INT8 = "int8", "INT8"
     FP4 = "fp4", "FP4"
+    INT4 = "int4", "INT4 (AWQ/GPTQ weights, serving)"
 
 
 class Optimizer(models.TextChoices):
@@ -60,6 +61,13 @@ class Topology(models.TextChoices):
 class FacilityKind(models.TextChoices):
     COLOCATION = "colocation", "Colocation (rent space and power per kW)"
     OWN = "own", "Own facility (build-out capex)"
+
+
+class Batching(models.TextChoices):
+    """How a server batches requests (engine `workload.serving.batching`)."""
+
+    CONTINUOUS = "continuous", "Continuous (vLLM, SGLang, TensorRT-LLM)"
+    STATIC = "static", "Static (a batch prefilled, then decoded)"
 
 
 class JobScaling(models.TextChoices):
@@ -131,7 +139,11 @@ class Scenario(models.Model):
     serving_batch = models.PositiveIntegerField(null=True, blank=True)
     context_len = models.PositiveIntegerField(null=True, blank=True)
     output_len = models.PositiveIntegerField(null=True, blank=True)
+    requests_per_s = models.FloatField(
+        null=True, blank=True, help_text="Request rate to serve (whole service); else target_tokens_per_s."
+    )
     target_tokens_per_s = models.FloatField(null=True, blank=True)
+    batching = models.CharField(max_length=10, choices=Batching.choices, default=Batching.CONTINUOUS)
     max_ttft_s = models.FloatField(null=True, blank=True)
     max_tpot_s = models.FloatField(null=True, blank=True)
     job_single_gpu_hours = models.FloatField(null=True, blank=True)
@@ -238,7 +250,9 @@ class ScenarioInputs(TypedDict):
     serving_batch: int | None
     context_len: int | None
     output_len: int | None
+    requests_per_s: float | None
     target_tokens_per_s: float | None
+    batching: str
     max_ttft_s: float | None
     max_tpot_s: float | None
     job_single_gpu_hours: float | None

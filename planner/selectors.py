@@ -335,7 +335,9 @@ def comparison_rows(scenarios: list[Scenario]) -> list[tuple[str, list[Compariso
     """Inputs and metrics side by side, with the best value of each row marked and differences flagged."""
     kinds = {s.workload_kind for s in scenarios}
     groups: dict[str, list[ComparisonRow]] = {}
-    rows: list[tuple[Column, list[Any]]] = [(c, [c.value(s) for s in scenarios]) for c in INPUT_ROWS]
+    rows: list[tuple[Column, list[Any]]] = [
+        (c, [c.value(s) for s in scenarios]) for c in INPUT_ROWS if c.kinds & kinds
+    ]
     outputs = [s.latest_result.output if s.latest_result else {} for s in scenarios]
     for column in METRICS:
         if not (column.kinds & kinds):

@@ -2,8 +2,8 @@
 several GPU types by the engine's sizer (planner.engine.api.size_service), for the page and its throughput-latency
 curves. Read-only: nothing is stored.
 
-The request rate is the scenario's target output tokens/s over its output length (the form asks tokens/s; the sizer
-works in requests/s). Candidates: the scenario's own catalog GPU and the common serving GPUs below, each with the
+The request rate is the scenario's requests/s, else its target output tokens/s over its output length (the
+engine's rule: both go to the sizer as typed). Candidates: the scenario's own catalog GPU and the common serving GPUs below, each with the
 catalog's rental reference and a node priced from the catalog GPU price (adapters.node_price_from_gpus).
 """
 
@@ -45,7 +45,8 @@ def _candidate(gpu: Gpu, gpus_per_node: int) -> dict[str, Any]:
 
 def sizing_payload(scenario: Scenario, gpu_ids: Sequence[str] | None = None) -> dict[str, Any]:
     """The sizer's input for an inference scenario (docs/engine-contract.md, "Sizing a service"): candidates
-    `gpu_ids`, by default the scenario's own GPU and SIZING_GPU_IDS."""
+    `gpu_ids`, by default the scenario's own GPU and SIZING_GPU_IDS. The sizer chooses the batch limit itself under
+    continuous batching, so the scenario's batch and batching stay out."""
     if gpu_ids is None:
         ids = [scenario.catalog_gpu_id] if scenario.catalog_gpu_id else []
         ids += [i for i in SIZING_GPU_IDS if i not in ids]
@@ -55,9 +56,9 @@ def sizing_payload(scenario: Scenario, gpu_ids: Sequence[str] | None = None) -> 
     economics = adapters.economics_payload(
         scenario
     )  # its node and rental prices are overridden per candidate
-    rate = scenario.target_tokens_per_s / scenario.output_len
     serving = {
-        "requests_per_s": rate,
+        "requests_per_s": scenario.requests_per_s,
+        "target_tokens_per_s": scenario.target_tokens_per_s,
         "context_len": scenario.context_len,
         "output_len": scenario.output_len,
         "max_ttft_s": scenario.max_ttft_s,
@@ -77,11 +78,12 @@ def size_scenario(scenario: Scenario) -> SizingPage:
     """The sizer's answer for the scenario, or the reason there is none."""
     if scenario.workload_kind != WorkloadKind.INFERENCE:
         return SizingPage(scenario, None, "Sizing a service is for inference scenarios.")
-    if not scenario.target_tokens_per_s or not scenario.output_len:
+    if scenario.requests_per_s is None and scenario.target_tokens_per_s is None:
         return SizingPage(
             scenario,
             None,
-            "Give a target throughput (tokens/s) and an output length: the sizer needs the request rate to serve.",
+            "Give a request rate (requests/s) or a target throughput (tokens/s) and an output length: the sizer "
+            "needs the rate to serve.",
         )
     try:
         answer = engine.size_service(sizing_payload(scenario))

@@ -11,6 +11,7 @@ from typing import Any
 
 from planner.engine.job.presets import BLENDER_CYCLES, GROMACS_100K, JobPreset
 from planner.models import (
+    Batching,
     FacilityKind,
     JobScaling,
     Optimizer,
@@ -58,6 +59,7 @@ DEFAULT_INITIAL: dict[str, Any] = {
     "micro_batch": 1,
     "global_batch": LLAMA3_GLOBAL_BATCH_SEQUENCES,
     "serving_batch": 32,
+    "batching": Batching.CONTINUOUS,
     "context_len": 4096,
     "output_len": 512,
     "job_single_gpu_hours": 12,
@@ -109,8 +111,17 @@ STARTERS: tuple[Starter, ...] = (
     Starter(
         "llama8b-serving",
         "Serve Llama 3.1 8B on one H100 node",
-        "Inference: 32 concurrent requests, 4,096-token prompts, 512-token answers.",
-        (("workload_kind", WorkloadKind.INFERENCE), ("model_preset", "llama3.1-8b"), ("nodes", 1), ("tp", 1)),
+        "Inference: 10 requests/s, 4,096-token prompts, 512-token answers, first token within 2 s (p90).",
+        (
+            ("workload_kind", WorkloadKind.INFERENCE),
+            ("model_preset", "llama3.1-8b"),
+            ("nodes", 1),
+            ("tp", 1),
+            ("serving_batch", None),
+            ("requests_per_s", 10),
+            ("max_ttft_s", 2),
+            ("max_tpot_s", 0.05),
+        ),
     ),
     Starter(
         "md-job",

@@ -43,6 +43,7 @@ from planner.reports.columns import (
     YEARLY_COLUMNS,
     metrics_for,
 )
+from planner.reports.sizing_columns import SIZING_COLUMNS
 from planner.starters import DEFAULT_INITIAL, STARTERS, STARTERS_BY_KEY
 
 #: Column sets the results page renders (declared once in planner/reports/columns.py).
@@ -308,7 +309,11 @@ def scenario_reevaluate(request: HttpRequest, pk: int) -> HttpResponse:
 def scenario_size(request: HttpRequest, pk: int) -> HttpResponse:
     """ "Size it for me": the scenario's service sized on several GPU types (planner/serving_size.py)."""
     scenario = selectors.scenario_get(user=request.user, pk=pk)
-    return render(request, "planner/scenario_size.html", {"page": serving_size.size_scenario(scenario)})
+    return render(
+        request,
+        "planner/scenario_size.html",
+        {"page": serving_size.size_scenario(scenario), "columns": SIZING_COLUMNS},
+    )
 
 
 @login_required

@@ -7,6 +7,7 @@ these checks.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django import forms
@@ -14,7 +15,10 @@ from django import forms
 from catalog.models import Gpu
 from planner.adapters import cloud_price_reference, cloud_prices_for, field_for_path
 from planner.forms.fields import CUSTOM, CUSTOM_MODEL_KEYS, HAND_SET_LAYOUT_FIELDS, MAX_TOKENS_B
-from planner.models import FacilityKind, ParallelismMode, Scenario, WorkloadKind
+from planner.models import Batching, FacilityKind, ParallelismMode, Scenario, WorkloadKind
+
+#: How closely a request rate and a tokens/s target given together must agree (rounding of a typed figure).
+RATE_AGREEMENT = 0.01
 
 
 class ScenarioFormChecks(forms.Form):
@@ -29,8 +33,7 @@ class ScenarioFormChecks(forms.Form):
         if kind == WorkloadKind.TRAINING:
             self._clean_training(data)
         elif kind == WorkloadKind.INFERENCE:
-            for name in ("serving_batch", "context_len", "output_len"):
-                self._require(data, name)
+            self._clean_serving(data)
         elif kind == WorkloadKind.JOB:
             self._require(data, "job_single_gpu_hours")
             self._require(data, "job_parallel_fraction")
@@ -135,6 +138,35 @@ class ScenarioFormChecks(forms.Form):
                 self.add_error(
                     "custom_model_kv_heads", f"Must divide the {heads} attention heads (got {kv})."
                 )
+
+    def _clean_serving(self, data: dict[str, Any]) -> None:
+        """What a platform owner states: lengths, a request rate (requests/s, or output tokens/s that give it),
+        latency targets above zero; a batch only for static batching."""
+        for name in ("context_len", "output_len"):
+            self._require(data, name)
+        static = data.get("batching") == Batching.STATIC
+        if static:
+            self._require(data, "serving_batch", "The batch is required for static batching.")
+        for name in ("requests_per_s", "target_tokens_per_s", "max_ttft_s", "max_tpot_s"):
+            if data.get(name) is not None and data[name] <= 0:
+                self.add_error(name, f"{self.fields[name].label} must be more than 0 (got {data[name]:g}).")
+        rate, tokens, output = (
+            data.get("requests_per_s"),
+            data.get("target_tokens_per_s"),
+            data.get("output_len"),
+        )
+        if rate is None and tokens is None and not static and "requests_per_s" not in self.errors:
+            self.add_error(
+                "requests_per_s",
+                "Give the request rate to serve (requests/s), or the output throughput (tokens/s): "
+                "latency and the GPUs needed depend on it.",
+            )
+        if rate and tokens and output and not math.isclose(rate * output, tokens, rel_tol=RATE_AGREEMENT):
+            self.add_error(
+                "target_tokens_per_s",
+                f"Disagrees with the request rate: {rate:g} requests/s × {output:,} output tokens = "
+                f"{rate * output:,.0f} tokens/s, not {tokens:,.0f}. Give one of the two (or make them agree).",
+            )
 
     def _clean_training(self, data: dict[str, Any]) -> None:
         self._require(data, "tokens_b")

@@ -20,6 +20,14 @@ MAX_GPUS_PER_NODE = 1_024
 MAX_TOKENS_B = (
     1_000_000.0  # 10^15 tokens: far beyond any published run; catches unit slips (tokens vs billions)
 )
+#: Serving limits that catch unit slips (tokens for requests, ms for s), far beyond any published service:
+#: 10 M tokens is the longest context window released (Llama 4 Scout, https://ai.meta.com/blog/llama-4-multimodal-intelligence/);
+#: a million requests/s and 10^9 tokens/s are orders of magnitude above a whole hyperscaler fleet's published
+#: serving load; a batch of a million requests per replica is beyond any server's running limit.
+MAX_SEQUENCE_TOKENS = 10_000_000
+MAX_REQUESTS_PER_S = 1_000_000.0
+MAX_TOKENS_PER_S = 1_000_000_000.0
+MAX_SERVING_BATCH = 1_000_000
 
 ELECTRICITY_CATEGORY = "electricity price"
 ELECTRICITY_UNIT = "USD/kWh"
@@ -180,7 +188,16 @@ FIELDSETS: tuple[Fieldset, ...] = (
     Fieldset(
         "serving",
         "Serving",
-        ("serving_batch", "context_len", "output_len", "target_tokens_per_s", "max_ttft_s", "max_tpot_s"),
+        (
+            "requests_per_s",
+            "target_tokens_per_s",
+            "context_len",
+            "output_len",
+            "max_ttft_s",
+            "max_tpot_s",
+            "batching",
+            "serving_batch",
+        ),
         show_when="workload_kind=inference",
     ),
     Fieldset(
@@ -241,7 +258,9 @@ DIRECT_FIELDS = (
     "serving_batch",
     "context_len",
     "output_len",
+    "requests_per_s",
     "target_tokens_per_s",
+    "batching",
     "max_ttft_s",
     "max_tpot_s",
     "job_single_gpu_hours",

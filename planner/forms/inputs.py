@@ -15,7 +15,7 @@ from planner.forms.fields import (
     DIRECT_FIELDS,
     HAND_SET_LAYOUT_FIELDS,
 )
-from planner.models import JobScaling, Optimizer, Recompute, Scenario, ScenarioInputs, WorkloadKind
+from planner.models import Batching, JobScaling, Optimizer, Recompute, Scenario, ScenarioInputs, WorkloadKind
 
 
 def scenario_inputs_from(data: dict[str, Any]) -> ScenarioInputs:
@@ -64,7 +64,9 @@ def scenario_inputs_from(data: dict[str, Any]) -> ScenarioInputs:
         serving_batch=data.get("serving_batch"),
         context_len=data.get("context_len"),
         output_len=data.get("output_len"),
+        requests_per_s=data.get("requests_per_s"),
         target_tokens_per_s=data.get("target_tokens_per_s"),
+        batching=data.get("batching") or Batching.CONTINUOUS,
         max_ttft_s=data.get("max_ttft_s"),
         max_tpot_s=data.get("max_tpot_s"),
         job_single_gpu_hours=data.get("job_single_gpu_hours"),

@@ -25,6 +25,10 @@ from planner.forms.fields import (
     GRID_CARBON_CATEGORY,
     MAX_GPUS_PER_NODE,
     MAX_NODES,
+    MAX_REQUESTS_PER_S,
+    MAX_SEQUENCE_TOKENS,
+    MAX_SERVING_BATCH,
+    MAX_TOKENS_PER_S,
     SCALE_OUT_CATEGORY_PREFIX,
     CoolingChoiceField,
     FactChoiceField,
@@ -38,6 +42,7 @@ from planner.forms.fields import (
 )
 from planner.forms.inputs import scenario_inputs_from
 from planner.models import (
+    Batching,
     FacilityKind,
     JobScaling,
     Optimizer,
@@ -196,14 +201,49 @@ class ScenarioForm(ScenarioFormChecks):
         required=False,
     )
 
-    serving_batch = int_field("Batch (requests)", "Requests decoded together.", required=False)
-    context_len = int_field("Context length (tokens)", "Prompt tokens per request.", required=False)
-    output_len = int_field("Output length (tokens)", "Generated tokens per request.", required=False)
-    target_tokens_per_s = float_field(
-        "Target throughput (tokens/s)", "Whole service; optional.", required=False
+    batching = forms.ChoiceField(
+        label="Batching",
+        choices=Batching.choices,
+        initial=Batching.CONTINUOUS,
+        required=False,
+        help_text="Continuous: how production servers run. Static: a batch prefilled together, then decoded.",
     )
-    max_ttft_s = float_field("Max time to first token (s)", "Latency bound; optional.", required=False)
-    max_tpot_s = float_field("Max time per output token (s)", "Latency bound; optional.", required=False)
+    requests_per_s = float_field(
+        "Request rate (requests/s)",
+        "Whole service, random (Poisson) arrivals. Or give the output tokens/s below.",
+        required=False,
+        max_value=MAX_REQUESTS_PER_S,
+    )
+    target_tokens_per_s = float_field(
+        "Or: output throughput (tokens/s)",
+        "Whole service; the rate is tokens/s ÷ output length.",
+        required=False,
+        max_value=MAX_TOKENS_PER_S,
+    )
+    context_len = int_field(
+        "Input length (tokens)",
+        "Prompt tokens per request (mean).",
+        required=False,
+        max_value=MAX_SEQUENCE_TOKENS,
+    )
+    output_len = int_field(
+        "Output length (tokens)",
+        "Generated tokens per request (mean).",
+        required=False,
+        max_value=MAX_SEQUENCE_TOKENS,
+    )
+    max_ttft_s = float_field(
+        "Time to first token, p90 (s)", "Latency target 90 % of requests meet; optional.", required=False
+    )
+    max_tpot_s = float_field(
+        "Time per output token, p90 (s)", "0.05 s = 20 tokens/s per user; optional.", required=False
+    )
+    serving_batch = int_field(
+        "Batch (requests per replica)",
+        "Requests in flight per replica. Blank: the server's running limit. Required for static batching.",
+        required=False,
+        max_value=MAX_SERVING_BATCH,
+    )
 
     job_single_gpu_hours = float_field("Run time on one GPU (hours)", "Measured.", required=False)
     job_parallel_fraction = float_field(

@@ -37,6 +37,16 @@ class Column:
     def header_with_unit(self) -> str:
         return f"{self.header} ({self.unit})" if self.unit and not self.unit_in_value else self.header
 
+    @property
+    def raw_header(self) -> str:
+        """The header over raw values (a CSV): always with the unit, which the raw number does not carry."""
+        return f"{self.header} ({self.unit})" if self.unit else self.header
+
+    @property
+    def shown_unit(self) -> str:
+        """The unit written after a displayed value: none when the formatter writes it (a latency in ms or s)."""
+        return "" if self.unit_in_value else self.unit
+
     def value(self, row: Any) -> Any:
         try:
             return self.getter(row)
@@ -246,8 +256,83 @@ METRICS: tuple[Column, ...] = (
         TRAINING,
     ),
     Column(
+        "requests_per_s",
+        "Request rate",
+        result_value(lambda r: r["inference"]["requests_per_s"]),
+        _sig3,
+        "requests/s",
+        None,
+        "Serving",
+        INFERENCE,
+    ),
+    Column(
+        "serving_verdict",
+        "Meets the targets",
+        if_runs(result_value(lambda r: f.serving_verdict(r["inference"]))),
+        f.text,
+        "",
+        None,
+        "Serving",
+        INFERENCE,
+    ),
+    Column(
+        "output_tokens_per_s_at_rate",
+        "Output throughput at the rate",
+        if_runs(result_value(lambda r: r["inference"]["output_tokens_per_s_at_rate"])),
+        _int,
+        "tokens/s",
+        "max",
+        "Serving",
+        INFERENCE,
+    ),
+    Column(
+        "max_requests_per_s",
+        "Most requests the cluster sustains",
+        if_runs(result_value(lambda r: r["inference"]["max_requests_per_s"])),
+        _sig3,
+        "requests/s",
+        "max",
+        "Serving",
+        INFERENCE,
+    ),
+    *(
+        Column(
+            f"{kind}_s_p{pct}",
+            f"{name}, p{pct}",
+            if_runs(result_value(lambda r, key=f"{kind}_s_p{pct}": r["inference"][key])),
+            f.latency,
+            "s",
+            "min",
+            "Serving",
+            INFERENCE,
+            unit_in_value=True,
+        )
+        for kind, name in (("ttft", "Time to first token"), ("tpot", "Time per output token"))
+        for pct in (50, 90, 99)
+    ),
+    Column(
+        "usd_per_million_tokens_own",
+        "Cost per million output tokens, owned",
+        if_runs(result_value(lambda r: r["inference"]["usd_per_million_tokens"]["own"])),
+        f.usd,
+        "USD",
+        "min",
+        "Serving",
+        INFERENCE,
+    ),
+    Column(
+        "usd_per_million_tokens_cloud",
+        "Cost per million output tokens, rented",
+        if_runs(result_value(lambda r: r["inference"]["usd_per_million_tokens"]["cloud"])),
+        f.usd,
+        "USD",
+        "min",
+        "Serving",
+        INFERENCE,
+    ),
+    Column(
         "inf_tokens_per_s",
-        "Throughput",
+        "Throughput at the batch",
         if_runs(result_value(lambda r: r["inference"]["tokens_per_s"])),
         _int,
         "tokens/s",
@@ -256,8 +341,18 @@ METRICS: tuple[Column, ...] = (
         INFERENCE,
     ),
     Column(
+        "tokens_per_s_per_gpu",
+        "Throughput per GPU at the batch",
+        if_runs(result_value(lambda r: r["inference"]["tokens_per_s_per_gpu"])),
+        _int,
+        "tokens/s",
+        "max",
+        "Serving",
+        INFERENCE,
+    ),
+    Column(
         "ttft_s",
-        "Time to first token",
+        "Time to first token at the batch (mean)",
         if_runs(result_value(lambda r: r["inference"]["ttft_s"])),
         _sig3,
         "s",
@@ -267,7 +362,7 @@ METRICS: tuple[Column, ...] = (
     ),
     Column(
         "tpot_s",
-        "Time per output token",
+        "Time per output token at the batch (mean)",
         if_runs(result_value(lambda r: r["inference"]["tpot_s"])),
         _sig3,
         "s",
@@ -432,6 +527,9 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "days",
     "gpu_hours",
     "inf_tokens_per_s",
+    "ttft_s_p90",
+    "tpot_s_p90",
+    "usd_per_million_tokens_own",
     "job_days",
     "it_kw",
     "facility_kw",
@@ -564,7 +662,63 @@ INPUT_ROWS: tuple[Column, ...] = (
     Column("total_gpus", "GPUs in total", lambda s: s.total_gpus, _int, group="Inputs"),
     Column("workload", "Workload", lambda s: s.get_workload_kind_display(), group="Inputs"),
     Column("model", "Model", _scenario_model_label, group="Inputs"),
-    Column("tokens_b", "Training tokens", lambda s: s.tokens_b, _int, "billion", group="Inputs"),
+    Column(
+        "tokens_b", "Training tokens", lambda s: s.tokens_b, _int, "billion", group="Inputs", kinds=TRAINING
+    ),
+    Column(
+        "requests_per_s",
+        "Request rate",
+        lambda s: s.requests_per_s,
+        _sig3,
+        "requests/s",
+        group="Inputs",
+        kinds=INFERENCE,
+    ),
+    Column(
+        "target_tokens_per_s",
+        "Output throughput asked",
+        lambda s: s.target_tokens_per_s,
+        _int,
+        "tokens/s",
+        group="Inputs",
+        kinds=INFERENCE,
+    ),
+    Column(
+        "context_len",
+        "Input length",
+        lambda s: s.context_len,
+        _int,
+        "tokens",
+        group="Inputs",
+        kinds=INFERENCE,
+    ),
+    Column(
+        "output_len", "Output length", lambda s: s.output_len, _int, "tokens", group="Inputs", kinds=INFERENCE
+    ),
+    Column(
+        "max_ttft_s",
+        "Time to first token target, p90",
+        lambda s: s.max_ttft_s,
+        f.latency,
+        "s",
+        group="Inputs",
+        kinds=INFERENCE,
+        unit_in_value=True,
+    ),
+    Column(
+        "max_tpot_s",
+        "Time per output token target, p90",
+        lambda s: s.max_tpot_s,
+        f.latency,
+        "s",
+        group="Inputs",
+        kinds=INFERENCE,
+        unit_in_value=True,
+    ),
+    Column("batching", "Batching", lambda s: s.get_batching_display(), group="Inputs", kinds=INFERENCE),
+    Column(
+        "serving_batch", "Batch per replica", lambda s: s.serving_batch, _int, group="Inputs", kinds=INFERENCE
+    ),
     Column("precision", "Precision", lambda s: s.get_precision_display(), group="Inputs"),
     Column("parallelism", "Parallelism", lambda s: s.get_parallelism_mode_display(), group="Inputs"),
     Column("years", "Life", lambda s: s.years, _int, "years", group="Inputs"),

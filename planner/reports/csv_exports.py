@@ -69,7 +69,7 @@ def csv_response(filename: str, lines: Iterable[str]) -> StreamingHttpResponse:
 
 def table_lines(columns: Sequence[cols.Column], items: Iterable[Any]) -> Iterator[str]:
     """One row per item, one column per declared Column (header with unit, raw value)."""
-    header = [c.header_with_unit for c in columns]
+    header = [c.raw_header for c in columns]
     return csv_lines(header, ([c.value(item) for c in columns] for item in items))
 
 
@@ -99,7 +99,9 @@ def comparison_lines(scenarios: Sequence[Any]) -> Iterator[str]:
     outputs = [s.latest_result.output if s.latest_result else {} for s in scenarios]
     kinds = {s.workload_kind for s in scenarios}
     rows: list[list[Any]] = [
-        [c.key, c.header, c.unit, *(c.value(s) for s in scenarios)] for c in cols.INPUT_ROWS
+        [c.key, c.header, c.unit, *(c.value(s) for s in scenarios)]
+        for c in cols.INPUT_ROWS
+        if c.kinds & kinds
     ]
     for column in cols.METRICS:
         values = [column.value(o) for o in outputs]

@@ -132,6 +132,51 @@ def duration_days(value_days: Any) -> str:
     return quantity(value_days, "days")
 
 
+def latency(value_s: Any) -> str:
+    """A latency given in seconds, as a person reads it: 0.0218 -> "21.8 ms", 1.5 -> "1.50 s"."""
+    if not _is_number(value_s):
+        return MISSING
+    if abs(value_s) < 1:
+        return quantity(value_s * 1000, "ms")
+    return quantity(value_s, "s")
+
+
+#: The engine's serving target names (output `inference.targets`) as the pages say them.
+_TARGET_NAMES = {"ttft": "TTFT", "tpot": "TPOT"}
+
+
+def serving_failures(inference: Any) -> list[str]:
+    """The bounds a served rate fails, each with its figure (engine output `inference`: saturated, targets):
+    ["TPOT p90 218 ms > 50.0 ms"]. Empty when nothing fails or nothing was asked."""
+    if not isinstance(inference, dict):
+        return []
+    reasons = []
+    if inference.get("saturated"):
+        reasons.append(
+            f"{sig(inference.get('requests_per_s'))} requests/s is more than the "
+            f"{sig(inference.get('max_requests_per_s'))} it sustains"
+        )
+    percentile = inference.get("latency_percentile")
+    tag = f" p{number(percentile)}" if _is_number(percentile) else ""
+    for key, target in (inference.get("targets") or {}).items():
+        if isinstance(target, dict) and target.get("met") is False:
+            value = target.get("value_s")
+            shown = "unbounded (the queue grows)" if value is None else latency(value)
+            reasons.append(f"{_TARGET_NAMES.get(key, key)}{tag} {shown} > {latency(target.get('target_s'))}")
+    return reasons
+
+
+def serving_verdict(inference: Any) -> str:
+    """Whether the cluster serves the rate within the latency targets, and if not the bounds that fail
+    (`serving_failures`): "yes", "no: TPOT p90 218 ms > 50.0 ms"."""
+    if not isinstance(inference, dict) or inference.get("meets_target") is None:
+        return MISSING
+    if inference["meets_target"]:
+        return "yes"
+    reasons = serving_failures(inference)
+    return "no: " + "; ".join(reasons) if reasons else "no"
+
+
 def runs(output: Any) -> bool:
     """Whether a result describes a run that can happen: False when the model does not fit in GPU memory, so
     time, throughput, latency and the run's cost are not shown as if it ran (a job has no memory check)."""

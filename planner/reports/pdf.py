@@ -17,7 +17,7 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from planner import selectors
+from planner import selectors, serving_size
 from planner.engine.inputs.units import DAY, YEAR
 from planner.engine.results import EstimateResult
 from planner.models import Scenario, ScenarioResult
@@ -26,6 +26,7 @@ from planner.reports import columns as cols
 from planner.reports import formatting as f
 from planner.reports.formatting import dig
 from planner.reports.procurement import bom_total_usd, procurement_bom
+from planner.reports.sizing_columns import SIZING_COLUMNS
 from planner.reports.svg_charts import charts_svg
 from planner.sensitivity import sensitivity_table
 
@@ -195,7 +196,19 @@ def scenario_document(
         sensitivity=sensitivity_table(payload=result.input_payload, output=output),
         sensitivity_columns=cols.SENSITIVITY_COLUMNS,
     )
+    if kind == "inference":
+        context.update(_sizing(scenario))
     return context
+
+
+def _sizing(scenario: Scenario) -> dict[str, Any]:
+    """The "size it for me" answer of an inference scenario (planner/serving_size.py), with its curves as SVG."""
+    sizing = serving_size.size_scenario(scenario)
+    return {
+        "sizing": sizing,
+        "sizing_columns": SIZING_COLUMNS,
+        "sizing_charts": _with_images(list(sizing.charts)),
+    }
 
 
 def scenario_pdf(*, scenario: Scenario, share_url: str, result_id: int | None = None) -> RenderedPdf:

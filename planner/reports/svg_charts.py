@@ -257,6 +257,11 @@ def _axes_style(ax: Axes, layout: dict[str, Any], categories: _Categories, horiz
     ax.set_xlabel(x_title)
     ax.set_ylabel(y_title)
     value_axis, value_title = (ax.xaxis, x_title) if horizontal else (ax.yaxis, y_title)
+    if not horizontal and dig(layout, "yaxis", "type") == "log":
+        ax.set_yscale("log")  # latencies spanning decades (throughput-latency curves): matplotlib's log ticks
+        ax.grid(True, axis="y", color=GRID_COLOR, linewidth=0.6)
+        ax.set_axisbelow(True)
+        return
     money = "USD" in value_title
     value_axis.set_major_formatter(_AxisTicks(money=money))
     value_axis.set_major_locator(MaxNLocator(nbins=6))

@@ -14,6 +14,7 @@ urlpatterns = [
     path(
         "scenarios/<int:pk>/sensitivity.csv", views.scenario_sensitivity_csv, name="scenario_sensitivity_csv"
     ),
+    path("scenarios/<int:pk>/sizing.csv", views.scenario_sizing_csv, name="scenario_sizing_csv"),
     path("compare/report.pdf", views.comparison_pdf, name="comparison_pdf"),
     path("compare/comparison.csv", views.comparison_csv, name="comparison_csv"),
     path("sweeps/<int:pk>/report.pdf", views.sweep_pdf, name="sweep_pdf"),

@@ -12,13 +12,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.tables import CATALOG_TABLES
-from planner import queueing, ratelimit, selectors
+from planner import queueing, ratelimit, selectors, serving_size
 from planner.forms import CompareForm
 from planner.reports import columns as cols
 from planner.reports import csv_exports, pdf, services
 from planner.reports.models import Report, ReportKind
 from planner.reports.procurement import procurement_bom
 from planner.reports.selectors import report_get, report_state, report_summary
+from planner.reports.sizing_columns import SIZING_COLUMNS
 from planner.sensitivity import result_sensitivity
 
 #: Seconds between reloads of the "preparing…" page without JavaScript (with it, report_status.js polls the
@@ -208,6 +209,19 @@ def scenario_tco_csv(request: HttpRequest, pk: int) -> HttpResponse:
     return csv_exports.csv_response(
         _stem(scenario.name, "tco-by-year"), csv_exports.table_lines(cols.YEARLY_COLUMNS, yearly)
     )
+
+
+@login_required
+@require_GET
+@ratelimit.limited("evaluate", "sizings", methods=("GET",))
+def scenario_sizing_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Size it for me" per GPU type (planner/serving_size.py): 400 with the reason when it cannot be sized."""
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    sizing = serving_size.size_scenario(scenario)
+    if sizing.answer is None:
+        return HttpResponse(sizing.problem, status=400, content_type="text/plain; charset=utf-8")
+    lines = csv_exports.table_lines(SIZING_COLUMNS, sizing.answer["answers"])
+    return csv_exports.csv_response(_stem(scenario.name, "sizing"), lines)
 
 
 @login_required

@@ -76,6 +76,16 @@ def duration(value_days: Any) -> str:
 
 
 @register.filter
+def latency(value_s: Any) -> str:
+    return f.latency(value_s)
+
+
+@register.filter
+def serving_failures(inference: Any) -> list[str]:
+    return f.serving_failures(inference)
+
+
+@register.filter
 def runs(output: Any) -> bool:
     """{% if output|runs %}: False when the model does not fit, so no time or latency is shown as if it ran."""
     return f.runs(output)

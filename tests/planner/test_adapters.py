@@ -132,7 +132,14 @@ def test_inference_and_job_payloads(catalog):
         "model": "llama3.1-8b",
         "precision": "bf16",
         "parallelism": {"tp": 1, "pp": 1},
-        "serving": {"batch": 32, "context_len": 4096, "output_len": 512},
+        "serving": {
+            "batching": "continuous",
+            "context_len": 4096,
+            "output_len": 512,
+            "requests_per_s": 10.0,
+            "max_ttft_s": 2.0,
+            "max_tpot_s": 0.05,
+        },
     }
     job = adapters.scenario_payload(_scenario("md-job"))["workload"]
     assert job == {

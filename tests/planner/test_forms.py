@@ -62,7 +62,7 @@ BAD_INPUTS = [
     ),
     (
         "serving without a batch",
-        {"workload_kind": "inference", "serving_batch": ""},
+        {"workload_kind": "inference", "batching": "static", "serving_batch": ""},
         "serving_batch",
         "required",
     ),
