@@ -4,10 +4,11 @@ selectors.sweep_row_dicts: the getters only read keys, they never compute a figu
 
 from __future__ import annotations
 
+from dataclasses import replace
 from operator import itemgetter
 
 from planner.reports import formatting as f
-from planner.reports.columns import Column
+from planner.reports.columns import METRICS_BY_KEY, Column
 
 
 def _int(value: object) -> str:
@@ -86,4 +87,30 @@ TABLE_COLUMNS: tuple[Column, ...] = tuple(
         "zero_stage",
         "recompute",
     )
+)
+
+
+def _of_output(key: str) -> Column:
+    """A results-page figure (planner.reports.columns.METRICS) of a serving sweep row's engine output."""
+    metric = METRICS_BY_KEY[key]
+    return replace(metric, getter=lambda row: metric.value(row["output"]) if row["output"] else None)
+
+
+#: A serving sweep row (planner/sweeps/serving.py): the configuration, then the results page's own figures.
+SERVING_SWEEP_COLUMNS: tuple[Column, ...] = (
+    _col("gpu_label", "GPU model"),
+    _col("nodes", "Nodes", _int),
+    _col("gpus", "GPUs", _int),
+    _col("tp", "TP", _int),
+    _col("requests_per_s", "Request rate", _sig3, "requests/s"),
+    _of_output("serving_verdict"),
+    _of_output("ttft_s_p90"),
+    _of_output("tpot_s_p90"),
+    _of_output("tokens_per_s_per_gpu"),
+    _of_output("max_requests_per_s"),
+    _of_output("usd_per_million_tokens_own"),
+    _of_output("usd_per_million_tokens_cloud"),
+    _of_output("gpus_needed"),
+    _of_output("it_kw"),
+    _of_output("per_gpu_gib"),
 )

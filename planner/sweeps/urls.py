@@ -9,6 +9,7 @@ app_name = "sweeps"
 urlpatterns = [
     path("", views.sweep_list, name="list"),
     path("new/<int:scenario_pk>/", views.sweep_create, name="create"),
+    path("serving/<int:scenario_pk>/", views.serving_sweep, name="serving"),
     path("<int:pk>/", views.sweep_detail, name="detail"),
     path("<int:pk>/status/", views.sweep_status, name="status"),
     path("<int:pk>/cancel/", views.sweep_cancel, name="cancel"),

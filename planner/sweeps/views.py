@@ -3,6 +3,8 @@ or redirect. Another user's sweep (or scenario) is a 404."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -13,8 +15,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from planner import ratelimit
 from planner import selectors as planner_selectors
 from planner.engine.inputs.errors import SpecError
+from planner.models import WorkloadKind
+from planner.reports import csv_exports, pdf
 from planner.reports import services as report_services
-from planner.sweeps import columns, selectors, services
+from planner.sweeps import columns, selectors, services, serving
 from planner.sweeps.forms import SweepForm
 
 
@@ -51,6 +55,37 @@ def sweep_create(request: HttpRequest, scenario_pk: int) -> HttpResponse:
         else:
             return redirect(run)
     return render(request, "sweeps/sweep_form.html", {"form": form, "scenario": scenario}, status=status)
+
+
+@login_required
+@require_GET
+@ratelimit.limited("evaluate", "sizings", methods=("GET",))
+def serving_sweep(request: HttpRequest, scenario_pk: int) -> HttpResponse:
+    """An inference scenario swept over GPU models, node counts, TP and request rates (planner/sweeps/serving.py):
+    the form alone, or with `run=1` every configuration evaluated and ranked (400 with field messages when bad)."""
+    scenario = planner_selectors.scenario_get(user=request.user, pk=scenario_pk)
+    if scenario.workload_kind != WorkloadKind.INFERENCE:
+        return redirect("sweeps:create", scenario_pk=scenario.pk)
+    ran = "run" in request.GET
+    form = serving.ServingSweepForm(request.GET if ran else None, scenario=scenario)
+    context: dict[str, Any] = {
+        "form": form,
+        "scenario": scenario,
+        "columns": columns.SERVING_SWEEP_COLUMNS,
+        "max_configs": serving.MAX_CONFIGS,
+    }
+    if not ran:
+        return render(request, "sweeps/serving_sweep.html", context)
+    if not form.is_valid():
+        return render(request, "sweeps/serving_sweep.html", context, status=400)
+    sweep = serving.sweep_serving(scenario=scenario, inputs=form.inputs())
+    if request.GET.get("format") == "csv":
+        lines = csv_exports.table_lines(columns.SERVING_SWEEP_COLUMNS, sweep.rows)
+        return csv_exports.csv_response(pdf._filename(f"{scenario.name}-serving-sweep", "csv"), lines)
+    query = request.GET.copy()
+    query["format"] = "csv"
+    context.update(sweep=sweep, csv_url=f"{request.path}?{query.urlencode()}")
+    return render(request, "sweeps/serving_sweep.html", context)
 
 
 @login_required

@@ -1,0 +1,92 @@
+"""An inference plan in Debian's chromium: the form asks requests/s, a zero rate gets a field message, the result
+shows the percentiles and the verdict, a serving sweep lists its configurations, and the PDF's inference pages
+render (pdftoppm). Screenshots (inference_*.png) go to the `screenshot` folder."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+
+import pytest
+from django.core.management import call_command
+
+from planner.models import Scenario
+from planner.reports import pdf
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_inference_plan_with_a_request_rate_its_sweep_and_its_pdf(
+    page, live_server, login, screenshot, screenshot_dir, alice
+):
+    call_command("load_catalog", stdout=io.StringIO(), stderr=io.StringIO())
+    login(page, alice)
+    page.goto(live_server.url + "/scenarios/new/?starter=llama8b-serving")
+    page.wait_for_selector("#id_requests_per_s")
+    page.select_option("#id_model_preset", "llama3.1-70b")
+    page.fill("#id_tp", "8")
+    page.select_option("#id_precision", "fp8")
+    page.fill("#id_name", "Llama 3.1 70B on 8 H100s at 4 requests/s")
+
+    # A zero rate: the page says so next to the field, nothing saved.
+    page.fill("#id_requests_per_s", "0")
+    page.click("#save-button")
+    page.wait_for_selector("#errors-requests_per_s li")
+    assert "more than 0" in page.inner_text("#errors-requests_per_s")
+    assert not Scenario.objects.exists()
+    page.locator("#field-requests_per_s").scroll_into_view_if_needed()
+    screenshot(page, "inference_form_bad_rate")
+
+    page.fill("#id_requests_per_s", "4")
+    page.locator("fieldset").filter(has=page.locator("#id_requests_per_s")).scroll_into_view_if_needed()
+    screenshot(page, "inference_form")
+    page.click("#save-button")
+    page.wait_for_url(re.compile(r"/scenarios/\d+/$"))
+    headline = page.inner_text("[data-testid=headline]")
+    assert "SERVED AT 4.00 REQUESTS/S" in headline.upper() and "LATENCY, P90" in headline.upper()
+    assert "per million output tokens".upper() in headline.upper()
+    screenshot(page, "inference_result")
+
+    # The serving sweep: three GPU models x one node x TP 4, 8 x two rates.
+    page.click("[data-testid=run-sweep]")
+    page.wait_for_selector("[data-testid=serving-sweep-form]")
+    for gpu in ("nvidia_b200_hgx", "amd_mi300x"):
+        page.check(f'input[name=gpus][value="{gpu}"]')
+    page.fill("#id_nodes", "1")
+    page.fill("#id_tp", "4, 8")
+    page.fill("#id_rates", "4, 8")
+    page.click("text=Sweep")
+    page.wait_for_selector("[data-testid=serving-sweep-table] tbody tr")
+    assert page.locator("[data-testid=serving-sweep-table] tbody tr").count() == 3 * 1 * 2 * 2
+    screenshot(page, "inference_sweep")
+
+    # The PDF's inference pages, rendered to PNG.
+    scenario = Scenario.objects.get()
+    content = pdf.scenario_pdf(scenario=scenario, share_url=pdf.NOT_SHARED).content
+    source = screenshot_dir / "inference_report.pdf"
+    source.write_bytes(content)
+    text = subprocess.run(["pdftotext", "-layout", str(source), "-"], check=True, capture_output=True).stdout
+    pages = text.decode().split("\f")
+    wanted = [
+        i + 1 for i, body in enumerate(pages) if "At 4.00 requests/s" in body or "Size it for me" in body
+    ]
+    assert wanted
+    for number in wanted:
+        stem = screenshot_dir / f"inference_pdf_page{number}"
+        subprocess.run(
+            [
+                "pdftoppm",
+                "-f",
+                str(number),
+                "-l",
+                str(number),
+                "-r",
+                "70",
+                "-png",
+                "-singlefile",
+                str(source),
+                str(stem),
+            ],
+            check=True,
+        )
+        assert stem.with_suffix(".png").exists()
