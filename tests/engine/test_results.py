@@ -77,6 +77,7 @@ def _all_typeddicts(tp: Any, found: set[type]) -> set[type]:
 def payloads(train, infer):
     rich = copy.deepcopy(train)
     rich["economics"].update({"discount_rate": 0.07, "grid_kgco2_per_kwh": 0.4})
+    rich["cluster"]["gpu_power_limit_w"] = 600  # carries power.gpu_power_cap
     bare = copy.deepcopy(train)
     del bare["economics"]
     served = copy.deepcopy(infer)
