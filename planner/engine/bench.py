@@ -184,15 +184,26 @@ def bench_sizing(payload: dict[str, Any], repeats: int = SIZING_REPEATS) -> tupl
     return (*_timed(lambda: size_service(payload), repeats), layouts)
 
 
+def _verdict(wall_ok: bool, cpu_ok: bool) -> str:
+    """Met in wall time, or only in CPU time (the wall time of a loaded machine includes waiting for a core)."""
+    if wall_ok:
+        return "met"
+    return "met in CPU time, not in wall time (see the load average below)" if cpu_ok else "missed"
+
+
 def main(out: TextIO = sys.stdout, quick: bool = False) -> int:
     repeats = 30 if quick else ESTIMATE_REPEATS
     print(f"estimate (in-process, median of {repeats} calls, wall and CPU; target <= 1 ms)", file=out)
-    cpus = []
+    walls, cpus = [], []
     for name, payload in SCENARIOS.items():
         wall, cpu = bench_estimate(payload, repeats)
+        walls.append(wall)
         cpus.append(cpu)
         print(f"  {name:58} {1e3 * wall:7.3f} ms (CPU {1e3 * cpu:.3f} ms)", file=out)
-    print(f"  {'slowest of these, CPU':58} {1e3 * max(cpus):7.3f} ms", file=out)
+    slowest_wall, slowest_cpu = max(walls), max(cpus)
+    print(
+        f"  {'slowest of these':58} {1e3 * slowest_wall:7.3f} ms (CPU {1e3 * slowest_cpu:.3f} ms)", file=out
+    )
     wall, cpu = _timed(lambda: estimate(AUTO_LAYOUT), 3 if quick else AUTO_REPEATS)
     print(
         f"  {'training llama3.1-70b, 64 H100, automatic layout (search)':58} {1e3 * wall:7.3f} ms "
@@ -209,6 +220,13 @@ def main(out: TextIO = sys.stdout, quick: bool = False) -> int:
         f"  llama3.1-70b, 2 GPU types x 4 node counts, every free degree: {evaluated:,} configurations "
         f"in {wall:.3f} s = {evaluated / wall:,.0f} configurations/s (CPU {cpu:.3f} s = "
         f"{evaluated / cpu:,.0f} configurations/s)",
+        file=out,
+    )
+    print(
+        f"issue 13 targets: estimate <= 1 ms (slowest case {1e3 * slowest_wall:.3f} ms wall, "
+        f"{1e3 * slowest_cpu:.3f} ms CPU: {_verdict(slowest_wall <= 1e-3, slowest_cpu <= 1e-3)}); search >= 1 M "
+        f"configurations/s ({evaluated / wall / 1e6:.2f} M wall, {evaluated / cpu / 1e6:.2f} M CPU: "
+        f"{_verdict(evaluated / wall >= 1e6, evaluated / cpu >= 1e6)})",
         file=out,
     )
     print(f"serving (in-process, median of {SERVING_REPEATS}; target <= 20 ms)", file=out)
