@@ -84,7 +84,8 @@ def payloads(train, infer):
     served["workload"]["serving"]["target_tokens_per_s"] = 20_000
     served["economics"] = train["economics"]
     job = {
-        "cluster": train["cluster"],
+        # A GPU power cap (H100: 600 of 700 W) so the power.gpu_power_cap section is carried too.
+        "cluster": {**train["cluster"], "gpu_power_limit_w": 600},
         "workload": {"kind": "job", "job": {"single_gpu_hours": 100, "parallel_fraction": 0.95}},
         "economics": train["economics"],
     }
