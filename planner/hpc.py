@@ -201,7 +201,7 @@ def hpc_page(data: dict[str, Any]) -> HpcPage:
     """The page for a valid form's cleaned data (planner/forms/hpc.py)."""
     preset = PRESETS[data["preset"]]
     gpu: Gpu = data["gpu"]
-    reference: Gpu = data.get("reference_gpu") or Gpu.objects.get(pk=preset.reference_gpu_id)
+    reference: Gpu = data["reference_gpu"]  # the form fills in the preset's GPU (forms/hpc.py)
     speed, speed_source, flagged = _speed(gpu, reference, data.get("relative_speed"))
     specs = {v: throughput.job_on_gpu(s, speed) for v, s in preset.variants().items()}
     work = data.get("work_per_job") or preset.work_per_job

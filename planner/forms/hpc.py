@@ -86,6 +86,16 @@ class HpcPresetForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         preset = PRESETS.get(data.get("preset") or "")
+        if preset is not None and data.get("reference_gpu") is None and "reference_gpu" not in self.errors:
+            reference = self.fields["reference_gpu"].queryset.filter(pk=preset.reference_gpu_id).first()
+            if reference is None:
+                self.add_error(
+                    "reference_gpu",
+                    f"The GPU this preset was measured on ({preset.reference_gpu_id}) is not in the catalog with an "
+                    "FP32 peak: pick the GPU your times were measured on.",
+                )
+            else:
+                data["reference_gpu"] = reference
         wants_work = data.get("target") is not None and data.get("target_unit") == TARGET_WORK
         if (
             wants_work

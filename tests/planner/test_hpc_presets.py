@@ -140,3 +140,17 @@ def test_the_chart_shows_both_ways_the_ceiling_and_the_target(catalog):
     assert target["y"] == [30.0, 30.0]
     blender = _page(preset="blender_cycles", gpu=A100, gpu_count=8)
     assert len(blender.charts[0]["figure"]["data"]) == 2  # p = 1: no ceiling, no target
+
+
+@pytest.mark.django_db
+def test_a_preset_whose_gpu_left_the_catalog_asks_for_the_reference_gpu(alice_client, catalog):
+    from catalog.models import Gpu
+
+    Gpu.objects.filter(pk=A100).update(fp32_tflops=None)
+    response = alice_client.get(reverse("hpc_presets"), {"preset": "gromacs_100k", "gpu": H100})
+    assert response.status_code == 400
+    assert "not in the catalog" in " ".join(response.context["form"].errors["reference_gpu"])
+    chosen = alice_client.get(
+        reverse("hpc_presets"), {"preset": "gromacs_100k", "gpu": H100, "reference_gpu": H100}
+    )
+    assert chosen.status_code == 200
