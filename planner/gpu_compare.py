@@ -76,10 +76,16 @@ class GpuComparison:
 # ------------------------------------------------------------------------------------------------ moving
 
 
+def has_rate(scenario: Scenario) -> bool:
+    """Whether an inference scenario states a rate to serve (requests/s, or output tokens/s over an output
+    length), which the sizer needs to choose a layout."""
+    return scenario.requests_per_s is not None or bool(scenario.target_tokens_per_s and scenario.output_len)
+
+
 def _inference_layouts(scenario: Scenario, gpus: Sequence[Gpu]) -> dict[str, tuple[int, int, str]]:
     """GPU id -> (tp, pp, who chose it): the sizer's cheapest colocated layout for the scenario's rate and
     targets on each GPU (engine.size_service); absent where the sizer has none or cannot run."""
-    if not scenario.target_tokens_per_s or not scenario.output_len:
+    if not has_rate(scenario):
         return {}
     try:
         answer = engine.size_service(serving_size.sizing_payload(scenario, [g.pk for g in gpus]))
@@ -134,7 +140,7 @@ def _layout_text(copy: Scenario, output: EstimateResult | None, inference_choice
         label = f"TP{copy.tp}" + (f" · PP{copy.pp}" if copy.pp > 1 else "")
         if inference_choice is not None:
             return label
-        if not copy.target_tokens_per_s or not copy.output_len:
+        if not has_rate(copy):
             return f"{label} (the scenario's own: give a target rate for the engine to choose)"
         return f"{label} (the scenario's own: no layout meets the targets on this GPU)"
     return "—"

@@ -32,6 +32,7 @@ SERVING = {
     "serving_batch": 32,
     "context_len": 4096,
     "output_len": 512,
+    "requests_per_s": "",  # the rate as tokens/s (the serving starter states requests/s)
     "target_tokens_per_s": 20000,
     "max_ttft_s": 2,
 }
@@ -65,3 +66,11 @@ def test_compare_gpus_page_in_a_browser(
     assert page.locator("[data-row=tco_usd] td").count() == 4
     screenshot(page, shot)
     assert not errors, errors
+    page.set_viewport_size({"width": 375, "height": 800})  # a phone: the table scrolls in its own box
+    page.reload()
+    page.wait_for_selector(".chart .main-svg")
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('body *')].filter(e => !e.closest('.table-wrap') && e.getBoundingClientRect().right > 376)
+                 .slice(0, 8).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375, f"the page scrolls sideways: {wide}"

@@ -104,6 +104,21 @@ def test_inference_columns_use_the_sizers_layout_and_equal_the_engine(alice, cat
 
 
 @pytest.mark.django_db
+def test_a_rate_in_requests_per_s_lets_the_sizer_choose_and_without_a_rate_the_scenarios_layout_stays(
+    alice, catalog
+):
+    scenario = make_scenario(alice, "llama8b-serving")  # 10 requests/s, p90 TTFT <= 2 s, TPOT <= 50 ms
+    assert scenario.requests_per_s == 10 and gpu_compare.has_rate(scenario)
+    page = gpu_compare.compare_gpus(scenario, _gpus(FOUR[:2]))
+    assert all("own" not in c.layout for c in page.columns)
+    no_rate = make_scenario(alice, "llama8b-serving", tp=2)
+    no_rate.requests_per_s = no_rate.target_tokens_per_s = None  # a scenario saved before rates were required
+    assert not gpu_compare.has_rate(no_rate)
+    page = gpu_compare.compare_gpus(no_rate, _gpus(FOUR[:2]))
+    assert all(c.layout.startswith("TP2 (the scenario's own") for c in page.columns)
+
+
+@pytest.mark.django_db
 def test_a_gpu_that_cannot_hold_the_model_says_why_and_the_others_still_show(alice, catalog):
     scenario = make_scenario(alice, "llama70b-h100-1t", nodes=1)
     page = gpu_compare.compare_gpus(scenario, _gpus(["nvidia_l4", "nvidia_b200_hgx"]))
