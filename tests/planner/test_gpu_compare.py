@@ -65,6 +65,9 @@ def test_training_columns_equal_the_engine_on_the_moved_scenario_at_its_fastest_
         assert column.layout.startswith(f"TP{best['tp']} · PP{best['pp']}")
     days = [c.output["time"]["days"] for c in page.columns]
     assert _row(page, "days").best == {days.index(min(days))}
+    own = scenario.latest_result.output  # the scenario's own GPU (automatic layout) reads as its results page
+    assert page.columns[0].output["time"]["days"] == pytest.approx(own["time"]["days"])
+    assert page.columns[0].output["cost"]["tco_usd"] == pytest.approx(own["cost"]["tco_usd"])
     assert "2N" in _row(page, "peak_it_kw").cells[0]  # the redundancy is stated
     assert not ScenarioResult.objects.exclude(scenario=scenario).exists()  # nothing saved
     assert Scenario.objects.count() == 1
@@ -268,3 +271,17 @@ def test_a_run_longer_than_the_hardware_life_is_flagged_in_its_column(alice, cat
         longer = column.output["time"]["days"] > 365.25 * scenario.years
         assert ("longer than the hardware" in cell) == longer and (cell == "no") == (not longer)
     assert any("longer than the hardware" in c for c in cells)
+
+
+@pytest.mark.django_db
+def test_a_system_template_scenario_keeps_its_template_on_its_own_gpu_and_drops_it_on_another(alice, catalog):
+    scenario = make_scenario(alice, "llama70b-h100-1t", gpu_source="system", system="nvidia_dgx_h100", gpu="")
+    assert scenario.system_id == "nvidia_dgx_h100" and scenario.catalog_gpu_id == FOUR[0]
+    page = gpu_compare.compare_gpus(scenario, _gpus([FOUR[0], "nvidia_b200_hgx"]))
+    own, b200 = page.columns
+    assert own.scenario.system_id == "nvidia_dgx_h100" and b200.scenario.system_id is None
+    assert own.output["power"]["racks"] == scenario.latest_result.output["power"]["racks"]
+    assert own.output["cost"]["capex_usd"] == pytest.approx(
+        scenario.latest_result.output["cost"]["capex_usd"]
+    )
+    assert "catalog system price" in " ".join(own.price_notes)
