@@ -161,6 +161,8 @@ def serving_failures(inference: Any) -> list[str]:
     for key, target in (inference.get("targets") or {}).items():
         if isinstance(target, dict) and target.get("met") is False:
             value = target.get("value_s")
+            if value is None and inference.get("saturated"):
+                continue  # unbounded because the queue grows: the saturation above says so
             shown = "unbounded (the queue grows)" if value is None else latency(value)
             reasons.append(f"{_TARGET_NAMES.get(key, key)}{tag} {shown} > {latency(target.get('target_s'))}")
     return reasons

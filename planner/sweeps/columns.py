@@ -107,10 +107,7 @@ SERVING_SWEEP_COLUMNS: tuple[Column, ...] = (
     _of_output("ttft_s_p90"),
     _of_output("tpot_s_p90"),
     _of_output("tokens_per_s_per_gpu"),
-    _of_output("max_requests_per_s"),
     _of_output("usd_per_million_tokens_own"),
     _of_output("usd_per_million_tokens_cloud"),
     _of_output("gpus_needed"),
-    _of_output("it_kw"),
-    _of_output("per_gpu_gib"),
 )

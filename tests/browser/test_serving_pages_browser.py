@@ -17,7 +17,7 @@ from planner.reports import pdf
 
 @pytest.mark.django_db(transaction=True)
 def test_an_inference_plan_with_a_request_rate_its_sweep_and_its_pdf(
-    page, live_server, login, screenshot, screenshot_dir, alice
+    page, live_server, login, screenshot_dir, alice
 ):
     call_command("load_catalog", stdout=io.StringIO(), stderr=io.StringIO())
     login(page, alice)
@@ -28,6 +28,11 @@ def test_an_inference_plan_with_a_request_rate_its_sweep_and_its_pdf(
     page.select_option("#id_precision", "fp8")
     page.fill("#id_name", "Llama 3.1 70B on 8 H100s at 4 requests/s")
 
+    page.fill("#id_requests_per_s", "4")
+    page.wait_for_selector('#live-headline [data-kpi="latency"]')
+    page.locator("#field-requests_per_s").scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_dir / "inference_form.png"))
+
     # A zero rate: the page says so next to the field, nothing saved.
     page.fill("#id_requests_per_s", "0")
     page.click("#save-button")
@@ -35,17 +40,16 @@ def test_an_inference_plan_with_a_request_rate_its_sweep_and_its_pdf(
     assert "more than 0" in page.inner_text("#errors-requests_per_s")
     assert not Scenario.objects.exists()
     page.locator("#field-requests_per_s").scroll_into_view_if_needed()
-    screenshot(page, "inference_form_bad_rate")
+    page.screenshot(path=str(screenshot_dir / "inference_form_bad_rate.png"))
 
     page.fill("#id_requests_per_s", "4")
-    page.locator("fieldset").filter(has=page.locator("#id_requests_per_s")).scroll_into_view_if_needed()
-    screenshot(page, "inference_form")
     page.click("#save-button")
     page.wait_for_url(re.compile(r"/scenarios/\d+/$"))
     headline = page.inner_text("[data-testid=headline]")
     assert "SERVED AT 4.00 REQUESTS/S" in headline.upper() and "LATENCY, P90" in headline.upper()
     assert "per million output tokens".upper() in headline.upper()
-    screenshot(page, "inference_result")
+    page.screenshot(path=str(screenshot_dir / "inference_result.png"))
+    page.locator(".figure-groups").screenshot(path=str(screenshot_dir / "inference_result_figures.png"))
 
     # The serving sweep: three GPU models x one node x TP 4, 8 x two rates.
     page.click("[data-testid=run-sweep]")
@@ -55,10 +59,11 @@ def test_an_inference_plan_with_a_request_rate_its_sweep_and_its_pdf(
     page.fill("#id_nodes", "1")
     page.fill("#id_tp", "4, 8")
     page.fill("#id_rates", "4, 8")
-    page.click("text=Sweep")
+    page.click("[data-testid=serving-sweep-form] button[type=submit]")
     page.wait_for_selector("[data-testid=serving-sweep-table] tbody tr")
     assert page.locator("[data-testid=serving-sweep-table] tbody tr").count() == 3 * 1 * 2 * 2
-    screenshot(page, "inference_sweep")
+    page.screenshot(path=str(screenshot_dir / "inference_sweep.png"))
+    page.locator("#serving-sweep-results").screenshot(path=str(screenshot_dir / "inference_sweep_table.png"))
 
     # The PDF's inference pages, rendered to PNG.
     scenario = Scenario.objects.get()

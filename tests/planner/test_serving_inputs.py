@@ -140,10 +140,17 @@ def test_a_rate_beyond_what_the_cluster_sustains_says_so():
         "requests_per_s": 50,
         "max_requests_per_s": 12.3,
         "latency_percentile": 90.0,
-        "targets": {"ttft": {"target_s": 2, "value_s": None, "met": False, "margin": None}},
+        "targets": {
+            "ttft": {"target_s": 2, "value_s": None, "met": False, "margin": None},
+            "tpot": {"target_s": 0.05, "value_s": 0.2, "met": False, "margin": -3.0},
+        },
     }
     assert formatting.serving_verdict(inference).replace("\xa0", " ") == (
-        "no: 50.0 requests/s is more than the 12.3 it sustains; TTFT p90 unbounded (the queue grows) > 2.00 s"
+        "no: 50.0 requests/s is more than the 12.3 it sustains; TPOT p90 200 ms > 50.0 ms"
+    )
+    unsaturated = {**inference, "saturated": False}
+    assert "TTFT p90 unbounded (the queue grows) > 2.00" in formatting.serving_verdict(unsaturated).replace(
+        "\xa0", " "
     )
     assert formatting.serving_verdict({**inference, "meets_target": True}) == "yes"
     assert formatting.serving_verdict({"meets_target": None}) == formatting.MISSING
