@@ -152,3 +152,13 @@ def test_past_the_layouts_limit_a_bigger_budget_still_delivers_the_most_work_fou
     huge = b.fit_budget(payload, b.Budget(money_usd=5e11))
     assert huge.limit.binding == ("node cap",) and huge.nodes == 128
     assert len(huge.tried) < 40  # a walk down the powers of two, not a scan
+
+
+@pytest.mark.parametrize("nodes", [1, 3, 10])
+def test_a_probe_powers_a_service_as_its_own_layout_does(nodes):
+    from tests.engine.conftest import INFER
+
+    real = estimate(b.with_nodes(copy.deepcopy(INFER), nodes))
+    probe = estimate(b.probe_payload(copy.deepcopy(INFER), nodes))
+    assert probe["power"]["provisioning"] == real["power"]["provisioning"]
+    assert probe["power"]["racks"] == real["power"]["racks"]
