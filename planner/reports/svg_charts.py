@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import Formatter, MaxNLocator  # noqa: E402
+from matplotlib.ticker import Formatter, FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 
 #: Chart size in the PDF: the A4 text block is 180 mm wide; matplotlib measures in inches (25.4 mm).
 MM_PER_INCH = 25.4
@@ -258,7 +258,12 @@ def _axes_style(ax: Axes, layout: dict[str, Any], categories: _Categories, horiz
     ax.set_ylabel(y_title)
     value_axis, value_title = (ax.xaxis, x_title) if horizontal else (ax.yaxis, y_title)
     if not horizontal and dig(layout, "yaxis", "type") == "log":
-        ax.set_yscale("log")  # latencies spanning decades (throughput-latency curves): matplotlib's log ticks
+        ax.set_yscale("log")  # latencies spanning decades (throughput-latency curves)
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(
+            FuncFormatter(lambda value, _pos: f"{value:g}")
+        )  # 0.2, 1, 50: not 2 × 10^-1
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.grid(True, axis="y", color=GRID_COLOR, linewidth=0.6)
         ax.set_axisbelow(True)
         return
