@@ -105,12 +105,20 @@ def _dp_collectives_s(payload: dict[str, Any]) -> tuple[float, float]:
     num = numerics_for(sc.precision, sc.optimizer)
     params = float(stage_params_per_gpu(sh, lay, True)[0])
     n = lay.dp * lay.cp
-    bw = comm.group_bandwidth_bytes_per_s(
-        n, lay.tp, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
+    args = (
+        n,
+        lay.tp,
+        hw.gpus_per_node,
+        hw.scaleup_bytes_per_s,
+        hw.scaleout_bytes_per_s,
+        hw.scaleout_efficiency,
     )
-    lat = comm.group_step_latency_s(n, lay.tp, hw.gpus_per_node, hw.scaleout_latency_s)
-    grads = float(comm.reduce_scatter_s(params * num.grad_bytes, n, bw, lat))
-    gather = float(comm.all_gather_s(params * num.weight_bytes, n, bw, lat))
+    grads = float(
+        comm.group_collective_s("reduce_scatter", params * num.grad_bytes, *args, hw.nccl_generation)
+    )
+    gather = float(
+        comm.group_collective_s("all_gather", params * num.weight_bytes, *args, hw.nccl_generation)
+    )
     return grads, gather
 
 

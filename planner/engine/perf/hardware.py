@@ -8,7 +8,7 @@ from typing import Any
 
 from planner.engine.inputs.scenario import Scenario
 from planner.engine.inputs.specs import GpuSpec
-from planner.engine.perf import achieved, efficiency
+from planner.engine.perf import achieved, comm, efficiency
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class Hardware:
     mfu_ceiling: Any = (
         achieved.UNBOUNDED
     )  # best published MFU of this generation, precision, scale (achieved.py)
+    nccl_generation: int = comm.HOPPER  # NCCL tuning.cc's compCapIndex (comm.nccl_generation)
 
 
 #: A catalog figure is both directions summed (catalog README); one direction is half.
@@ -61,6 +62,7 @@ def hardware_for(
         gpus_per_node=float(gpus_per_node),
         matmul_ceiling=efficiency.mamf_fraction(gpu_key(gpu)) * efficiency_scale,
         mfu_ceiling=mfu_ceiling,
+        nccl_generation=comm.nccl_generation(gpu_key(gpu)),
     )
 
 

@@ -158,16 +158,15 @@ def _hbm_s(size_bytes: Any, hw: Hardware) -> Any:
 
 
 def _tp_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
-    """Tensor-parallel collectives of one layer, forward + backward (+ recompute), in units of one all-gather
-    of the micro-batch's activations (an all-reduce is two): SP 4 + 6, no SP 4 + 4, full recompute + 4."""
+    """Tensor-parallel collectives of one layer, forward + backward (+ recompute), each timed by NCCL's own model
+    (perf/comm.py nccl_collective_s): with sequence parallelism 4 all-gathers / reduce-scatters forward and 6
+    backward (+ 4 with full recompute); without, 2 all-reduces each way (+ 2)."""
     size = tokens * sh.hidden * num.activation_bytes
-    bw = comm.group_bandwidth_bytes_per_s(
-        lay.tp, 1.0, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
-    )
-    lat = comm.group_step_latency_s(lay.tp, 1.0, hw.gpus_per_node, hw.scaleout_latency_s)
-    one = comm.all_gather_s(size, lay.tp, bw, lat)
-    units = np.where(lay.sequence_parallel > 0, 10.0, 8.0) + np.where(lay.recompute == FULL, 4.0, 0.0)
-    return units * one
+    args = (hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency)
+    full = np.where(lay.recompute == FULL, 1.0, 0.0)
+    gather = comm.group_collective_s("all_gather", size, lay.tp, 1.0, *args, hw.nccl_generation)
+    reduce = comm.group_collective_s("all_reduce", size, lay.tp, 1.0, *args, hw.nccl_generation)
+    return np.where(lay.sequence_parallel > 0, (10.0 + 4.0 * full) * gather, (4.0 + 2.0 * full) * reduce)
 
 
 def _ep_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
@@ -273,18 +272,17 @@ def _collective_times(
     """(parameter all-gather, gradient reduce-scatter over the shard group, gradient all-reduce of one shard
     across the replicas) of `params` parameters."""
     shard, stride, replicas, replica_stride = _dp_group(lay, hw, expert)
-
-    def link(n: Any, st: Any) -> tuple[Any, Any]:
-        bw = comm.group_bandwidth_bytes_per_s(
-            n, st, hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency
-        )
-        return bw, comm.group_step_latency_s(n, st, hw.gpus_per_node, hw.scaleout_latency_s)
-
-    bw, lat = link(shard, stride)
-    gather = comm.all_gather_s(params * num.weight_bytes, shard, bw, lat)
-    grads = comm.reduce_scatter_s(params * num.grad_bytes, shard, bw, lat)
-    rbw, rlat = link(replicas, replica_stride)
-    replica = comm.all_reduce_s(params * num.grad_bytes / shard, replicas, rbw, rlat)
+    args = (hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency)
+    generation = hw.nccl_generation
+    gather = comm.group_collective_s(
+        "all_gather", params * num.weight_bytes, shard, stride, *args, generation
+    )
+    grads = comm.group_collective_s(
+        "reduce_scatter", params * num.grad_bytes, shard, stride, *args, generation
+    )
+    replica = comm.group_collective_s(
+        "all_reduce", params * num.grad_bytes / shard, replicas, replica_stride, *args, generation
+    )
     return gather, grads, replica
 
 
@@ -335,9 +333,9 @@ def _dp_comm_s(
         total = total + overlapped - hidden + exposed + framework.OVERLAP_SLOWDOWN * hidden
         total = total + np.where(lay.zero_stage == 2, zero2, 0.0)
         # ZeRO-3: per layer and micro-batch.
-        # One collective per unit and pass, each paying its own ring latency (n-1)·α and NCCL base latency (the
-        # magnitude of NCCL's own cost model, src/graph/tuning.cc: nInterSteps·14 µs + the rest at 3.4 µs for
-        # ring/Simple), so a unit's collective grows with the group while its bytes per rank do not.
+        # One collective per unit and pass, each paying its own latency as NCCL's cost model charges it (perf/comm.py:
+        # the ring's intra-node steps at NVLink latency, its inter-node steps at network latency, or PAT/tree where
+        # NCCL would pick them), so a unit's collective grows with the group while its bytes per rank do not.
         units = np.maximum(layers, 1.0)  # a stage may hold no layer, only the embedding or output
         unit_gather, unit_grads, _ = _collective_times(params / units, lay, num, hw, expert)
         regather = np.where(lay.reshard_after_forward > 0, unit_gather, 0.0)
