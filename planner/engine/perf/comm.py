@@ -27,7 +27,10 @@ Every function is elementwise: it accepts floats or numpy arrays of the same sha
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import numpy
 
 from planner.engine.perf import fastnp as np  # numpy, with one-number calls answered in Python
 
@@ -354,6 +357,15 @@ def nccl_collective_s(
     kind: "all_gather", "reduce_scatter" or "all_reduce"; size_bytes: the whole buffer; n ranks, `per_node` of
     them on each node (ranks_per_node); bus_bw: the group's achieved bus bandwidth per rank, bytes/s
     (group_bandwidth_bytes_per_s). Zero when n = 1."""
+    if (
+        type(size_bytes) in _FLOATS
+        and type(n) in _FLOATS
+        and type(per_node) in _FLOATS
+        and type(bus_bw) in _FLOATS
+    ):
+        return _scalar_collective_s(
+            kind, float(size_bytes), float(n), float(per_node), float(bus_bw), generation
+        )
     nodes = np.maximum(n / per_node, 1.0)
     best = _ring_s(kind, size_bytes, n, nodes, bus_bw, generation)
     if kind == "all_reduce":
@@ -362,6 +374,66 @@ def nccl_collective_s(
         pat_ok = (per_node <= 1.0) & (nodes > 1.0)
         best = np.minimum(best, np.where(pat_ok, _pat_s(size_bytes, n, nodes, bus_bw), np.inf))
     return np.where(n > 1.0, best, 0.0)
+
+
+_FLOATS = frozenset({float, numpy.float64})
+
+
+def _scalar_collective_s(
+    kind: str, size: float, n: float, per_node: float, bus_bw: float, generation: int
+) -> float:
+    """nccl_collective_s for one collective in plain Python (estimate's path; the same operations as the array
+    path, so `search` and `estimate` agree to the last bit up to ⌊log2⌋ at exact powers of two)."""
+    if not n > 1.0:
+        return 0.0
+    nodes = max(n / per_node, 1.0)
+    cpu = HOST_CPU[generation]
+    ll_cap = _GBS * (
+        LL_MAX_BW_ONE_NODE_GBS[generation]
+        if nodes <= 1.0
+        else (LL_MAX_BW_NODES_GBS[cpu][0] if nodes <= 2.0 else LL_MAX_BW_NODES_GBS[cpu][1])
+    )
+    factor = 2.0 if kind == "all_reduce" else 1.0
+    steps, inter_steps = factor * (n - 1.0), factor * (nodes - 1.0)
+    overhead = NET_OVERHEAD_US[cpu] if nodes > 1.0 else 0.0
+    one_per_node = n <= nodes
+    best = math.inf
+    for p in PROTOCOLS:
+        intra = max(NVLINK_LATENCY_US["ring"][p], overhead * (3.0 if p == SIMPLE else 1.0))
+        plugin = NET_PLUGIN_LATENCY_US * (2.0 if p == SIMPLE else 1.0)
+        inter = (NET_LATENCY_US["tree"][p] if one_per_node else NET_LATENCY_US["ring"][p]) + plugin
+        latency_us = BASE_LATENCY_US["ring"][p] + (steps - inter_steps) * intra + inter_steps * inter
+        if p == SIMPLE and kind == "all_reduce" and nodes > 1.0 and size / n >= RING_PLATEAU_BYTES:
+            latency_us = latency_us * RING_PLATEAU_FACTOR
+        bw = (
+            min(ll_cap, bus_bw * RING_LL_FACTOR)
+            if p == LL
+            else (bus_bw * RING_LL128_FACTOR if p == LL128 else bus_bw)
+        )
+        best = min(best, latency_us * _US + steps / n * size / bw)
+    log_nodes = math.floor(math.log2(nodes) + 1e-9)
+    if kind == "all_reduce":
+        ppn = n / nodes
+        index = math.floor(math.log2(max(size, 1.0) / 64.0) + 1e-9)
+        for p in PROTOCOLS:
+            inter = NET_LATENCY_US["tree"][p] + NET_PLUGIN_LATENCY_US * (2.0 if p == SIMPLE else 1.0)
+            latency_us = BASE_LATENCY_US["tree"][p] + 2.0 * (
+                (ppn - 1.0) * NVLINK_LATENCY_US["tree"][p] + log_nodes * inter
+            )
+            bw = bus_bw * TREE_FACTOR
+            if p == LL:
+                bw = min(bw * TREE_LL_FACTOR, ll_cap)
+            elif p == LL128:
+                bw = bw * (TREE_LL128_ONE_NODE if nodes <= 1.0 else TREE_LL128_NODES)
+            correction = TREE_CORRECTION[p][index] if 0 <= index < len(TREE_CORRECTION[p]) else 1.0
+            best = min(best, latency_us * _US + size / (0.5 * bw * correction))
+    elif per_node <= 1.0 and nodes > 1.0:
+        inter = NET_LATENCY_US["tree"][SIMPLE] + 2.0 * NET_PLUGIN_LATENCY_US
+        latency_us = (
+            BASE_LATENCY_US["pat"][SIMPLE] + log_nodes * inter / PAT_LOG_DIVISOR + PAT_US_PER_RANK * n
+        )
+        best = min(best, latency_us * _US + size / (PAT_FACTOR * bus_bw))
+    return best
 
 
 def group_collective_s(

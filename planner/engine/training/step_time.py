@@ -164,9 +164,21 @@ def _tp_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardwar
     size = tokens * sh.hidden * num.activation_bytes
     args = (hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency)
     full = np.where(lay.recompute == FULL, 1.0, 0.0)
-    gather = comm.group_collective_s("all_gather", size, lay.tp, 1.0, *args, hw.nccl_generation)
-    reduce = comm.group_collective_s("all_reduce", size, lay.tp, 1.0, *args, hw.nccl_generation)
-    return np.where(lay.sequence_parallel > 0, (10.0 + 4.0 * full) * gather, (4.0 + 2.0 * full) * reduce)
+    sp = lay.sequence_parallel  # a workload switch: one number for every layout of a search
+
+    def sequence_parallel() -> Any:
+        return (10.0 + 4.0 * full) * comm.group_collective_s(
+            "all_gather", size, lay.tp, 1.0, *args, hw.nccl_generation
+        )
+
+    def all_reduce() -> Any:
+        return (4.0 + 2.0 * full) * comm.group_collective_s(
+            "all_reduce", size, lay.tp, 1.0, *args, hw.nccl_generation
+        )
+
+    if np.ndim(sp) == 0:
+        return sequence_parallel() if sp > 0 else all_reduce()
+    return np.where(sp > 0, sequence_parallel(), all_reduce())
 
 
 def _ep_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
@@ -280,6 +292,8 @@ def _collective_times(
     grads = comm.group_collective_s(
         "reduce_scatter", params * num.grad_bytes, shard, stride, *args, generation
     )
+    if np.ndim(lay.hsdp) == 0 and not lay.hsdp > 0:
+        return gather, grads, 0.0 * gather  # no replicas to all-reduce across (hsdp is a workload switch)
     replica = comm.group_collective_s(
         "all_reduce", params * num.grad_bytes / shard, replicas, replica_stride, *args, generation
     )
@@ -332,6 +346,8 @@ def _dp_comm_s(
         zero2 = m * (grads - zero2_hidden + framework.OVERLAP_SLOWDOWN * zero2_hidden)
         total = total + overlapped - hidden + exposed + framework.OVERLAP_SLOWDOWN * hidden
         total = total + np.where(lay.zero_stage == 2, zero2, 0.0)
+        if np.ndim(lay.zero_stage) == 0 and lay.zero_stage < 3:
+            continue  # one layout without ZeRO-3 (estimate): no per-unit collectives to time
         # ZeRO-3: per layer and micro-batch.
         # One collective per unit and pass, each paying its own latency as NCCL's cost model charges it (perf/comm.py:
         # the ring's intra-node steps at NVLink latency, its inter-node steps at network latency, or PAT/tree where
