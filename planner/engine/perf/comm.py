@@ -284,16 +284,22 @@ def _ring_s(kind: str, size_bytes: Any, n: Any, nodes: Any, bus_bw: Any, generat
     factor = 2.0 if kind == "all_reduce" else 1.0
     steps = factor * (n - 1.0)
     inter_steps = factor * (nodes - 1.0)
+    intra_steps = steps - inter_steps
+    wire = steps / n * size_bytes  # bytes / algorithm bw = nsteps / n · bytes / bus bw
+    multi_node = nodes > 1.0
     one_per_node = n <= nodes
-    overhead = np.where(nodes > 1.0, NET_OVERHEAD_US[HOST_CPU[generation]], 0.0)
+    overhead_us = NET_OVERHEAD_US[HOST_CPU[generation]]
     best = None
     for p in PROTOCOLS:
-        intra = np.maximum(NVLINK_LATENCY_US["ring"][p], overhead * (3.0 if p == SIMPLE else 1.0))
+        nvlink_us = NVLINK_LATENCY_US["ring"][p]
+        floor_us = overhead_us * (3.0 if p == SIMPLE else 1.0)
+        intra = np.where(multi_node, floor_us, nvlink_us) if floor_us > nvlink_us else nvlink_us
         plugin = NET_PLUGIN_LATENCY_US * (2.0 if p == SIMPLE else 1.0)
-        inter = np.where(one_per_node, NET_LATENCY_US["tree"][p], NET_LATENCY_US["ring"][p]) + plugin
-        latency_us = BASE_LATENCY_US["ring"][p] + (steps - inter_steps) * intra + inter_steps * inter
+        tree_us, ring_us = NET_LATENCY_US["tree"][p] + plugin, NET_LATENCY_US["ring"][p] + plugin
+        inter = np.where(one_per_node, tree_us, ring_us) if tree_us != ring_us else ring_us
+        latency_us = BASE_LATENCY_US["ring"][p] + intra_steps * intra + inter_steps * inter
         if p == SIMPLE and kind == "all_reduce":
-            plateau = (nodes > 1.0) & (size_bytes / n >= RING_PLATEAU_BYTES)
+            plateau = multi_node & (size_bytes / n >= RING_PLATEAU_BYTES)
             latency_us = latency_us * np.where(plateau, RING_PLATEAU_FACTOR, 1.0)
         if p == LL:
             bw = np.minimum(_ll_max_bw(nodes, generation), bus_bw * RING_LL_FACTOR)
@@ -301,7 +307,7 @@ def _ring_s(kind: str, size_bytes: Any, n: Any, nodes: Any, bus_bw: Any, generat
             bw = bus_bw * RING_LL128_FACTOR
         else:
             bw = bus_bw
-        t = latency_us * _US + steps / n * size_bytes / bw  # algorithm bw = bus bw · n / nsteps
+        t = latency_us * _US + wire / bw
         best = t if best is None else np.minimum(best, t)
     return best
 

@@ -289,8 +289,14 @@ def _collective_times(
     gather = comm.group_collective_s(
         "all_gather", params * num.weight_bytes, shard, stride, *args, generation
     )
-    grads = comm.group_collective_s(
-        "reduce_scatter", params * num.grad_bytes, shard, stride, *args, generation
+    # NCCL's model charges a reduce-scatter as an all-gather of the same buffer (tuning.cc: the same steps and
+    # tables), so with gradients as wide as the weights the gather's time is the reduce-scatter's.
+    grads = (
+        gather
+        if num.grad_bytes == num.weight_bytes
+        else comm.group_collective_s(
+            "reduce_scatter", params * num.grad_bytes, shard, stride, *args, generation
+        )
     )
     if np.ndim(lay.hsdp) == 0 and not lay.hsdp > 0:
         return gather, grads, 0.0 * gather  # no replicas to all-reduce across (hsdp is a workload switch)
@@ -346,8 +352,8 @@ def _dp_comm_s(
         zero2 = m * (grads - zero2_hidden + framework.OVERLAP_SLOWDOWN * zero2_hidden)
         total = total + overlapped - hidden + exposed + framework.OVERLAP_SLOWDOWN * hidden
         total = total + np.where(lay.zero_stage == 2, zero2, 0.0)
-        if np.ndim(lay.zero_stage) == 0 and lay.zero_stage < 3:
-            continue  # one layout without ZeRO-3 (estimate): no per-unit collectives to time
+        if not np.any(lay.zero_stage >= 3):
+            continue  # no layout with ZeRO-3 here: no per-unit collectives to time
         # ZeRO-3: per layer and micro-batch.
         # One collective per unit and pass, each paying its own latency as NCCL's cost model charges it (perf/comm.py:
         # the ring's intra-node steps at NVLink latency, its inter-node steps at network latency, or PAT/tree where
