@@ -294,20 +294,31 @@ def fit_budget(
     return Fit(nodes, limit, output, work, None, tried)
 
 
+#: Octaves without more work the walk down tolerates before it stops: past the peak the work can dip and rise
+#: again by one octave (at 65,536 H100 nodes Llama 3.1 70B with 1,024 sequences trains slower than at 131,072, where
+#: the layout changes and NCCL's tree and PAT collectives keep the data-parallel traffic flat, while 16,384 are
+#: faster than both), so one octave that does not rise does not end the walk.
+WALK_PATIENCE = 2
+
+
 def _walk_down(trials: _Trials, power: int) -> int | None:
     """Past the work's peak (a fixed global batch spread over more GPUs than it can use: Llama 3.1 70B with 1,024
     sequences trains at 132 B tokens/day on 80 GB200 nodes and 30 B on 131,072), or where the top octave has no
-    layout at all, smaller counts deliver more: evaluate the powers of two below `power` while the work rises
-    (or no count has worked yet). Returns the power of two with the most work when it is below `power`."""
-    previous = trials.work(power)
+    layout at all, smaller counts deliver more: evaluate the powers of two below `power` until WALK_PATIENCE of
+    them in a row bring no more work than the best so far (or while no count has worked yet). Returns the power
+    of two with the most work when it is below `power`."""
+    best_work = trials.work(power)
     best_power: int | None = None
+    misses = 0
     nodes = power // 2
     while nodes >= 1:
         work = trials.run(nodes)
-        if previous is not None and (work is None or work <= previous):
-            break
-        if work is not None:
-            best_power, previous = nodes, work
+        if work is not None and (best_work is None or work > best_work):
+            best_power, best_work, misses = nodes, work, 0
+        elif best_work is not None:
+            misses += 1
+            if misses >= WALK_PATIENCE:
+                break
         nodes //= 2
     return best_power
 
