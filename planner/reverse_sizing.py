@@ -90,6 +90,13 @@ class FitPage:
     work_unit: str = ""
     problem: str | None = None
 
+    @property
+    def facility(self) -> dict[str, Any] | None:
+        """The PUE and feed redundancy the answers assumed (the scenario's cooling and power; the same on every
+        GPU type), from the first answered row."""
+        row = next((r for r in self.rows if r.get("work")), None)
+        return {"pue": row["pue"], "redundancy": row["redundancy"]} if row else None
+
 
 def work_unit(scenario: Scenario) -> str:
     return {WorkloadKind.TRAINING: "B tokens/day", WorkloadKind.INFERENCE: "output tokens/s"}.get(
@@ -186,6 +193,7 @@ def gpu_row(scenario: Scenario, gpu: Gpu, budget: engine_budget.Budget) -> dict[
         "it_kw": provisioning["it_nameplate_kw"],
         "facility_kw": provisioning["facility_nameplate_kw"],
         "redundancy": provisioning.get("redundancy"),
+        "pue": out["power"]["pue"],
         "racks": out["power"]["racks"],
         "capex_usd": out["cost"]["capex_usd"],
         "tco_usd": out["cost"]["tco_usd"],

@@ -123,6 +123,8 @@ def test_the_page_shows_the_table_and_charts_and_is_linked(alice_client, alice, 
     assert 'data-testid="fit-table"' in html and "H100 SXM5 80GB" in html and "B200" in html
     charts = json.loads(html.split('id="chart-data"')[1].split(">", 1)[1].split("</script>")[0])
     assert [c["key"] for c in charts] == ["fit-efficiency", "fit-work"]
+    facility = response.context["page"].facility
+    assert f"PUE {facility['pue']:.2f} and {facility['redundancy']} feeds" in html
     assert "vendor/plotly.min.js" in html and "cdn" not in html.lower()
     assert (
         html.count('data-testid="fit-price"') == 2 and "street price" in html
