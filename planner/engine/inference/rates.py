@@ -11,7 +11,8 @@ Sources (with the figures they quote):
   M = 64 tokens stream weights at 1,688-2,668 GB/s (0.50-0.80 of spec HBM); M = 4,096 reaches 751-1,426 TFLOPS
   (0.38-0.72 of FP8 peak), "up to 1550 TFLOPS" (0.78) after the 2025-04 kernels; grouped GEMMs for MoE decode
   (masked layout, 4 groups x 256 tokens) stream at 2,047-2,064 GB/s (0.61), contiguous grouped prefill GEMMs run
-  at 1,214-1,346 TFLOPS (0.61-0.68).
+  at 1,093-1,297 TFLOPS (0.55-0.66); GROUPED_GEMM_CURVE takes the whole table as efficiency against tokens per
+  expert.
 * FlashMLA (deepseek-ai/FlashMLA README @ 414a2f3e): the MLA decode kernel reaches "up to 3000 GB/s" on H800
   (0.90 of spec) when memory-bound and 580-660 TFLOPS BF16 (0.59-0.67 of 989) when compute-bound.
 * DeepEP (deepseek-ai/DeepEP README @ ebfe47e4, dd758caf): all-to-all dispatch/combine at 153-158 GB/s over
@@ -27,14 +28,62 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 # --- measured fractions (sourced) ------------------------------------------------------------------------------
 
 #: Achieved fraction of spec HBM bandwidth when attention reads the KV cache in decode: FlashMLA "up to 3000
 #: GB/s" of 3.35 TB/s on H800 (memory-bound configuration).
 KV_READ_HBM_FRACTION = 0.90
-#: Achieved fraction of spec HBM bandwidth when routed experts' weights stream in a grouped GEMM at decode sizes:
-#: DeepGEMM masked layout, 4 groups x 256 tokens, 2,047-2,064 GB/s of 3.35 TB/s.
-GROUPED_GEMM_HBM_FRACTION = 0.61
+#: DeepGEMM's FP8 grouped/normal GEMMs on H800 SXM5 (deepseek-ai/DeepGEMM README @ 4cc65afa, "Performance"),
+#: the two expert GEMM shapes of DeepSeek-V3 (gate+up N x K = 4096 x 7168, down 7168 x 2048): tokens per expert
+#: (M, or M per group) -> achieved TFLOPS of each shape. M = 64 and 128: normal GEMMs; 256-1024: masked grouped
+#: (4 x 256, 2 x 512, 1 x 1024); 4096 and 8192: contiguous grouped (8 x 4096, 4 x 8192).
+DEEPGEMM_H800_TFLOPS: tuple[tuple[int, float, float], ...] = (
+    (64, 287.0, 295.0),
+    (128, 533.0, 510.0),
+    (256, 932.0, 815.0),
+    (512, 1040.0, 916.0),
+    (1024, 1233.0, 925.0),
+    (4096, 1288.0, 1093.0),
+    (8192, 1297.0, 1099.0),
+)
+#: The H800 SXM5's datasheet FP8 dense peak and HBM bandwidth the table above is measured against.
+DEEPGEMM_H800_PEAK_FLOP_PER_S, DEEPGEMM_H800_HBM_BYTES_PER_S = 1979e12, 3.35e12
+
+
+def _grouped_gemm_curve() -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(x, fraction) points of the grouped-GEMM efficiency curve from DEEPGEMM_H800_TFLOPS: x is the tokens per
+    expert over the GPU's ridge point (the M at which an FP8 GEMM's arithmetic intensity, 2M FLOP per weight byte,
+    equals peak / HBM bandwidth: 295 tokens on the H800), the fraction is the achieved share of the dense FP8 peak
+    of the whole expert FFN (gate+up twice the FLOPs of down, so the two shapes' times add 2:1)."""
+    ridge = DEEPGEMM_H800_PEAK_FLOP_PER_S / (2.0 * DEEPGEMM_H800_HBM_BYTES_PER_S)
+    xs, fs = [], []
+    for m, up, down in DEEPGEMM_H800_TFLOPS:
+        xs.append(m / ridge)
+        rate_flop_per_s = 1.0 / ((2.0 / 3.0) / (up * 1e12) + (1.0 / 3.0) / (down * 1e12))
+        fs.append(rate_flop_per_s / DEEPGEMM_H800_PEAK_FLOP_PER_S)
+    return tuple(xs), tuple(fs)
+
+
+#: Grouped-GEMM efficiency against tokens per expert relative to the ridge point (see _grouped_gemm_curve): 0.15 of
+#: peak at 0.22 x the ridge (memory-bound, 0.68 of HBM bandwidth) to 0.62 at 28 x (compute-bound). Other GPUs and
+#: precisions: the same curve over their own ridge point (peak of the experts' GEMM precision x matmul ceiling /
+#: HBM bandwidth, per weight byte), i.e. the H800's achieved fractions scaled by each GPU's peak and bandwidth (an
+#: assumption: no grouped-GEMM table for B200, FP4 or AMD was found). Below the first point the kernel is taken as
+#: memory-bound at that point's bandwidth share (fraction proportional to x); above the last, flat.
+GROUPED_GEMM_CURVE = _grouped_gemm_curve()
+
+
+def grouped_gemm_fraction(x: Any) -> Any:
+    """Achieved fraction of the dense peak of a grouped expert GEMM at `x` = tokens per expert / ridge tokens
+    (numpy arrays welcome): GROUPED_GEMM_CURVE interpolated in log x."""
+    xs, fs = GROUPED_GEMM_CURVE
+    x = np.maximum(np.asarray(x, dtype=float), 1e-9)
+    inside = np.interp(np.log(x), np.log(xs), fs)
+    return np.where(x < xs[0], fs[0] * x / xs[0], inside)
+
+
 #: Attention compute at its own precision, fraction of the dense peak of that precision: FlashMLA's
 #: compute-bound decode 580-660 of 989 BF16 TFLOPS (midpoint); FlashAttention-3 reports 740 of 989 (75%) for
 #: BF16 forward on H100 (arXiv:2407.08608 abstract), the upper end of the same range.
@@ -60,9 +109,6 @@ SCALEUP_COLLECTIVE_LATENCY_S = 10e-6
 #: The same over PCIe through the host (cards without NVLink): NCCL over PCIe x16 needs several host round trips;
 #: planning figure 3x the NVLink one (not sourced; the L40S hold-out case reads it, never tunes it).
 PCIE_COLLECTIVE_LATENCY_S = 30e-6
-#: Per-layer latency of one expert dispatch + combine over RDMA (DeepEP low-latency kernels, EP 8-256, 128 tokens:
-#: dispatch 163-194 µs, combine 318-369 µs; midpoints summed).
-RDMA_DISPATCH_COMBINE_LATENCY_S = 520e-6
 #: Attention data parallelism in a colocated server (prompt chunks and decodes in the same iterations): the mean
 #: over iterations of (mean tokens per rank / busiest rank's tokens). TensorRT-LLM's ADP balance blog (NVIDIA/
 #: TensorRT-LLM docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md, DeepSeek-V3 on 8 GB200, DP 8 / EP 8,
@@ -80,7 +126,7 @@ KV_TRANSFER_FRACTION = 0.71
 #: compute side and ROOFLINE_EXPOSED_FRACTION add what a real kernel does not overlap). Published range: STREAM-like
 #: copies reach 0.85-0.93 of spec on A100/H100 (stas00/ml-engineering), FlashMLA's decode 0.90; whole DeepGEMM
 #: GEMMs at M = 64-128, which include the unhidden math, 0.45-0.80. Fitted (searched in 0.45-0.95).
-WEIGHT_STREAM_HBM_FRACTION = 0.95
+WEIGHT_STREAM_HBM_FRACTION = 0.85
 #: Achieved fraction of the dense tensor peak of a GEMM at prefill sizes, by compute precision, on an H100-class
 #: matmul ceiling (layout.matmul_ceiling_ratio scales it per GPU). Published range for FP8: DeepGEMM M = 4,096,
 #: 0.38-0.72 (0.78 best). 16-bit and INT8 GEMMs take FP8's fraction of their own peak: the calibration set has no
@@ -92,21 +138,32 @@ GEMM_PEAK_FRACTION: dict[str, float] = {"fp8": 0.54, "fp4": 0.45}
 #: roofline hides all of it (0). DeepGEMM's H800 FP8 GEMMs at M = 128 (N x K = 7168 x 2048: 4.4 µs to stream the
 #: weights, 1.9 µs of math) run at 0.45-0.78 of HBM bandwidth, i.e. 5.6-9.8 µs, about the sum of the two (1).
 #: Fitted.
-ROOFLINE_EXPOSED_FRACTION = 0.8
+ROOFLINE_EXPOSED_FRACTION = 0.6
 #: The busiest GPU's expert load over the mean under expert parallelism: every GPU waits for it at each MoE
 #: layer (and its all-to-all). Published range: SGLang's expert-parallel load balancer (EPLB) made DeepSeek-V3
 #: 1.49x faster in prefill and 2.54x in decode at large EP (lmsys blog 2025-05-05), so imbalance without it is
 #: 1.5-2.5x and with it nearer 1. Fitted.
-EXPERT_LOAD_IMBALANCE = 1.75
+EXPERT_LOAD_IMBALANCE = 1.9
 #: Fixed cost of one engine step (scheduling, input preparation, sampling, kernel launches not in a CUDA graph).
 #: No direct per-step figure was found for vLLM V1 or SGLang; vLLM's v0.6 profile (2024-09-05 blog) shows CPU
 #: work was 62% of wall time before async scheduling. Fitted.
-STEP_OVERHEAD_S = 5.5e-3
+STEP_OVERHEAD_S = 6.0e-3
 #: Extra fixed cost of a step that carries prompt chunks: decode-only steps replay a captured CUDA graph, mixed
 #: steps launch every kernel (about a dozen per layer at ~5 µs each, so a few ms for an 80-layer model). SGLang's
 #: overlap scheduler hid 6.1 ms per step of DeepSeek-V3 decode on 16 H200 (51.0 -> 60.4 tok/s per rank at 2
 #: requests, lmsys blog 2025-07-17), the order of the whole CPU cost. Fitted.
 EAGER_STEP_OVERHEAD_S = 3.0e-3
+
+#: Fixed latency of one expert dispatch or combine over RDMA, on top of its bytes at the RDMA bandwidth (the per-token
+#: term). Published range: DeepEP's low-latency kernels on H800 + CX7 (deepseek-ai/DeepEP docs/legacy.md @ 0297fc80,
+#: 128 tokens per rank, hidden 7168, top-8, FP8 dispatch, BF16 combine) run at their bytes / reported bandwidth plus
+#: 5-13 µs (dispatch EP8: 77 µs vs 128 x 8 x 7168 x 7/8 B / 98 GB/s = 66 µs; EP16: 118 vs 109; combine EP8: 114 vs
+#: 101; EP16: 195 vs 186), the low end; the whole 128-token dispatch or combine, 77-369 µs, bounds it from above
+#: (in a decode step with CUDA graphs the low-latency path is sized for the captured batch, not the tokens present:
+#: vLLM PR #46404 found its DeepEP V2 decode dispatch processing the buffer's whole capacity).
+#: Before issue 14's MoE pass it was 260 µs at any token count (half of 520 µs per dispatch + combine). Fitted
+#: (searched in 10-260 µs).
+RDMA_COLLECTIVE_LATENCY_S = 135e-6
 
 # --- ranges (leave-one-out over the serving calibration cases) ---------------------------------------------
 
@@ -114,9 +171,9 @@ EAGER_STEP_OVERHEAD_S = 3.0e-3
 #: out of the fit (accuracy/data/serving_loo.csv; `python -m planner.engine validate` prints the current values and
 #: tests/engine/test_serving_validation.py fails when these no longer match, rounded outward to two decimals). A
 #: throughput T reads [low x T, high x T].
-THROUGHPUT_RANGE = (0.58, 1.38)
+THROUGHPUT_RANGE = (0.57, 1.24)
 #: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
-LATENCY_RANGE = (0.71, 3.0)
+LATENCY_RANGE = (0.75, 3.66)
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
@@ -159,10 +216,17 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "unit": "fraction of spec HBM bandwidth",
             "source": "FlashMLA README: decode up to 3000 GB/s on H800 (3.35 TB/s)",
         },
-        "serving.grouped_gemm_hbm_fraction": {
-            "value": GROUPED_GEMM_HBM_FRACTION,
-            "unit": "fraction of spec HBM bandwidth",
-            "source": "DeepGEMM README: masked grouped GEMM 4x256 tokens, 2,047-2,064 GB/s on H800",
+        "serving.grouped_gemm_curve": {
+            "value": {f"{x:.3g}": round(f, 4) for x, f in zip(*GROUPED_GEMM_CURVE, strict=True)},
+            "unit": "tokens per expert / ridge tokens -> fraction of the experts' precision peak",
+            "source": "DeepGEMM README (H800 FP8 normal, masked and contiguous grouped GEMMs, DeepSeek-V3 expert "
+            "shapes); other GPUs and precisions over their own ridge point (assumption)",
+        },
+        "serving.rdma_collective_latency_us": {
+            "value": RDMA_COLLECTIVE_LATENCY_S * 1e6,
+            "unit": "µs per expert dispatch or combine across nodes, on top of its bytes",
+            "source": f"{fitted}; published range DeepEP low-latency kernels (docs/legacy.md): 5-13 µs beyond "
+            "the bytes to the whole 128-token dispatch or combine, 77-369 µs",
         },
         "serving.gemm_peak_fraction": {
             "value": dict(GEMM_PEAK_FRACTION),

@@ -8,8 +8,9 @@ a roofline (max of its memory time and compute time, Williams et al. CACM 2009):
 
 * dense GEMMs (attention projections, dense FFN layers, shared experts): weights/HBM vs FLOPs/GEMM peak,
   where real kernels hide only part of the shorter time behind the longer (_roof);
-* routed experts (grouped GEMM): the experts a step touches, 1 - (1 - k/E)^tokens of them under uniform top-k
-  routing, streamed at the grouped-GEMM HBM fraction, vs their FLOPs;
+* routed experts (grouped GEMM): their FLOPs at the achieved fraction DeepGEMM measures for the step's tokens per
+  touched expert (1 - (1 - k/E)^tokens of the experts under uniform top-k routing), from weight-streaming (memory-
+  bound) at a few tokens per expert to compute-bound at thousands (rates.grouped_gemm_fraction);
 * LM head: for the tokens that need logits (decode tokens; one per finishing prompt, negligible, left out);
 * attention: the KV cache read (decode) and written, at the KV precision, vs attention FLOPs at the attention
   precision (own peak and fraction, not the weights');
@@ -49,10 +50,12 @@ class StepCoefficients:
     tp: np.ndarray
     dp: np.ndarray  # attention data-parallel degree
     dense_weight_s: np.ndarray  # per stage: dense weights per GPU / achieved HBM
-    expert_weight_s: np.ndarray  # per stage: all routed experts per GPU / achieved HBM (x touched fraction)
+    #: tokens per expert at which the experts' GEMMs reach the GPU's ridge point (peak / HBM per weight byte)
+    expert_ridge_tokens: np.ndarray
+    expert_imbalance: np.ndarray  # busiest GPU's expert tokens over the mean (1 without expert parallelism)
     head_weight_s: np.ndarray  # LM head per GPU / achieved HBM
     dense_flop_s_per_token: np.ndarray  # per stage, per token of the micro-batch
-    expert_flop_s_per_token: np.ndarray
+    expert_flop_s_per_token: np.ndarray  # at the full peak of the experts' precision x matmul ceiling
     head_flop_s_per_token: np.ndarray
     kv_read_s_per_cached_token: np.ndarray  # per stage, per (decode token, cached token) pair
     kv_write_s_per_token: np.ndarray
@@ -79,7 +82,7 @@ def _link(hw: ServingHardware, group_gpus: int) -> tuple[float, float]:
         latency = eff.PCIE_COLLECTIVE_LATENCY_S if hw.pcie_only else eff.SCALEUP_COLLECTIVE_LATENCY_S
         return hw.scaleup_bytes_per_s * eff.SCALEUP_FRACTION, latency
     bandwidth = min(hw.scaleup_bytes_per_s, max(hw.scaleout_bytes_per_s, 1.0)) * eff.SCALEOUT_FRACTION
-    return bandwidth, eff.RDMA_DISPATCH_COMBINE_LATENCY_S / 2.0
+    return bandwidth, eff.RDMA_COLLECTIVE_LATENCY_S
 
 
 def _comm(shape: ServingShape, hw: ServingHardware, lay: ServingLayout) -> tuple[float, float]:
@@ -126,7 +129,6 @@ def step_coefficients(
     bw = hw.hbm_bandwidth_bytes_per_s
     dense_bpv = weight_bpv if dense_weight_bpv is None else dense_weight_bpv
     ceiling = hw.matmul_ceiling_ratio
-    gemm_flops = hw.gemm_peak_flop_per_s * eff.gemm_peak_fraction(hw.gemm_precision) * ceiling
     dense_flops = hw.dense_gemm_peak_flop_per_s * eff.gemm_peak_fraction(hw.dense_gemm_precision) * ceiling
     attn_flops = hw.attention_peak_flop_per_s * eff.ATTENTION_PEAK_FRACTION * ceiling
     names = [k for k in StepCoefficients.__dataclass_fields__ if k not in ("experts", "top_k")]
@@ -136,7 +138,6 @@ def step_coefficients(
         stage = 1.0 / pp  # share of the layers in one stage
         imbalance = eff.EXPERT_LOAD_IMBALANCE if lay.ep > 1 else 1.0
         dense_bytes = (shape.attention_params + shape.dense_params) * dense_bpv * stage / atp
-        expert_bytes = shape.routed_expert_params * weight_bpv * stage / tp
         head_bytes = shape.head_params * dense_bpv / tp / pp  # the last stage holds it: once per cycle
         kv_share = kv_head_share(shape, lay)
         kv_bytes_per_token = shape.kv_values_per_token_layer * shape.layers * stage * kv_bpv * kv_share / dp
@@ -153,13 +154,15 @@ def step_coefficients(
         cols["tp"].append(tp)
         cols["dp"].append(dp)
         cols["dense_weight_s"].append(dense_bytes / (bw * eff.WEIGHT_STREAM_HBM_FRACTION))
-        cols["expert_weight_s"].append(expert_bytes / (bw * eff.GROUPED_GEMM_HBM_FRACTION))
+        expert_peak = hw.gemm_peak_flop_per_s * ceiling
+        cols["expert_ridge_tokens"].append(weight_bpv * expert_peak / (2.0 * bw))
+        cols["expert_imbalance"].append(imbalance)
         cols["head_weight_s"].append(head_bytes / (bw * eff.WEIGHT_STREAM_HBM_FRACTION))
         cols["dense_flop_s_per_token"].append(
             2.0 * (shape.attention_params + shape.dense_params) * stage / tp / dense_flops
         )
         cols["expert_flop_s_per_token"].append(
-            2.0 * shape.moe_layers * shape.top_k * shape.expert_params * stage / tp / gemm_flops * imbalance
+            2.0 * shape.moe_layers * shape.top_k * shape.expert_params * stage / tp / max(expert_peak, 1.0)
         )
         cols["head_flop_s_per_token"].append(2.0 * shape.head_params / tp / pp / dense_flops)
         cols["kv_read_s_per_cached_token"].append(kv_bytes_per_token / (bw * eff.KV_READ_HBM_FRACTION))
@@ -189,6 +192,21 @@ def _roof(memory_s: Any, compute_s: Any) -> Any:
     overlap at all)."""
     longer = np.maximum(memory_s, compute_s)
     return longer + eff.ROOFLINE_EXPOSED_FRACTION * (memory_s + compute_s - longer)
+
+
+def _experts_s(c: StepCoefficients, tokens: Any, touched: Any, like: Any) -> Any:
+    """The routed experts' grouped GEMMs on the busiest GPU: their FLOPs at the grouped-GEMM fraction the DeepGEMM
+    curve gives for its tokens per touched expert (rates.grouped_gemm_fraction). Few tokens per expert: memory-bound,
+    the touched experts' weights streamed at ~0.68 of HBM (an uneven load cancels out); many: compute-bound at up to
+    0.62 of peak, the busiest GPU's extra tokens (rates.EXPERT_LOAD_IMBALANCE) costing in full."""
+    if not c.top_k:
+        return 0.0 * np.asarray(like, dtype=float)
+    per_expert = np.maximum(tokens, 0.0) * c.top_k / c.experts
+    per_touched = np.where(touched > 0, per_expert / np.maximum(touched, 1e-12), 1.0)
+    imbalance = _col(c.expert_imbalance, like)
+    x = imbalance * per_touched / np.maximum(_col(c.expert_ridge_tokens, like), 1e-12)
+    flop_s = imbalance * tokens * _col(c.expert_flop_s_per_token, like)
+    return flop_s / eff.grouped_gemm_fraction(x)
 
 
 def _col(x: np.ndarray, like: Any) -> np.ndarray:
@@ -224,7 +242,7 @@ def cycle_time_s(
     decode = np.asarray(decode_tokens, dtype=float) / pp
     touched = 1.0 - np.power(1.0 - c.top_k / c.experts, np.maximum(tokens, 0.0)) if c.top_k else 0.0
     dense = _roof(_col(c.dense_weight_s, like), skew * tokens * _col(c.dense_flop_s_per_token, like))
-    experts = _roof(touched * _col(c.expert_weight_s, like), tokens * _col(c.expert_flop_s_per_token, like))
+    experts = _experts_s(c, tokens, touched, like)
     head = _roof(_col(c.head_weight_s, like), decode * _col(c.head_flop_s_per_token, like))
     kv_memory = (np.asarray(cached_tokens, dtype=float) / pp) * _col(c.kv_read_s_per_cached_token, like) + (
         tokens * _col(c.kv_write_s_per_token, like)
