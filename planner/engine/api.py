@@ -330,6 +330,7 @@ def _parallelism_section(sc: Scenario) -> TrainingParallelismSection:
         "dp_overlap": p.dp_overlap,
         "reshard_after_forward": p.reshard_after_forward,
         "hsdp": p.hsdp,
+        "pipeline_split": p.pipeline_split,
         "framework": p.framework,
         "micro_batch": p.micro_batch,
         "global_batch": p.global_batch,
@@ -347,7 +348,7 @@ def _memory_section(mem: dict[str, Any], gpu_name: str, warnings: list[str]) -> 
     per_gpu = float(mem["per_gpu_bytes"]) / GiB
     capacity = float(mem["capacity_bytes"]) / GiB
     fits = bool(mem["fits"])
-    stage = "last" if bool(mem["last_stage_is_larger"]) else "first"
+    stage = ("first", "second", "last")[int(mem["most_loaded_stage"])]
     message = (
         f"needs {per_gpu:.1f} GiB per GPU (the {stage} pipeline stage), the {gpu_name} has {capacity:.0f} GiB"
     )

@@ -46,6 +46,7 @@ class TrainingParallelismSection(TypedDict):
     dp_overlap: bool
     reshard_after_forward: bool  # ZeRO-3: parameters re-gathered for the backward (FSDP's default)
     hsdp: bool  # ZeRO shards within a node, replicated across nodes
+    pipeline_split: str  # "balanced" (embedding, output + loss count as a layer) or "even"
     framework: str  # workload.framework ("typical", "megatron", "fsdp", "deepspeed")
     micro_batch: int
     global_batch: int
@@ -424,6 +425,7 @@ class SearchConfig(TypedDict):
     dp_overlap: bool
     reshard_after_forward: bool
     hsdp: bool
+    pipeline_split: str
 
 
 class SearchEntry(TypedDict):

@@ -22,7 +22,7 @@ from planner.engine.perf import comm, efficiency, framework
 from planner.engine.perf.hardware import hardware_of
 from planner.engine.perf.layout import layout_for, numerics_for
 from planner.engine.search import sweep
-from planner.engine.training.memory import stage_params_per_gpu
+from planner.engine.training.memory import FIRST, stage_params_per_gpu
 from planner.engine.training.step_time import FLASH_BACKWARD_FACTOR, _attention_core_forward_s
 from planner.engine.transformer.shape import shape_of
 from tests.engine.conftest import TRAIN
@@ -103,7 +103,7 @@ def _dp_collectives_s(payload: dict[str, Any]) -> tuple[float, float]:
     assert sc.model is not None
     sh, lay, hw = shape_of(sc.model), layout_for(sc.parallelism), hardware_of(sc)
     num = numerics_for(sc.precision, sc.optimizer)
-    params = float(stage_params_per_gpu(sh, lay, True)[0])
+    params = float(stage_params_per_gpu(sh, lay, FIRST)[0])
     n = lay.dp * lay.cp
     args = (
         n,

@@ -34,6 +34,7 @@ PARALLELISM_KEYS = (
     "dp_overlap",
     "reshard_after_forward",
     "hsdp",
+    "pipeline_split",
     "auto",
 )
 #: Degrees and modes the automatic layout may choose; given alongside `"auto": true` they are fixed (a value) or
@@ -54,6 +55,15 @@ AUTO_SEARCHED_KEYS = (
 #: al. 2023 arXiv:2307.09288 §2.2, "4M tokens"), rounded to a power of two of sequences.
 AUTO_BATCH_TOKENS = 4 * 2**20
 RECOMPUTE = ("none", "selective", "full")
+#: workload.parallelism.pipeline_split (training/memory.py stage_layers).
+PIPELINE_SPLITS = ("balanced", "even")
+PIPELINE_SPLIT_DEFAULT = "balanced"
+PIPELINE_SPLIT_SOURCE = (
+    "the input embedding and the output layer + loss count as one layer each when placing layers on stages: "
+    "Megatron-LM --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split; Llama 3 "
+    "(Dubey et al. 2024 arXiv:2407.21783 §3.3.2) 'reduce one Transformer layer each from the first and the last "
+    "stages'"
+)
 
 #: Defaults of optional inputs (echoed under `assumptions` when used).
 ZERO_STAGE_DEFAULT = 1  # Megatron-LM distributed optimizer / DeepSpeed ZeRO-1, the common LLM default
@@ -163,7 +173,8 @@ def _switches(p: Fields) -> dict[str, Any] | None:
     dp_overlap = p.boolean("dp_overlap", default=True)
     reshard = p.boolean("reshard_after_forward", default=True)
     hsdp = p.boolean("hsdp", default=False)
-    if sp is None or flash is None or dp_overlap is None or reshard is None or hsdp is None:
+    split = p.string("pipeline_split", default=PIPELINE_SPLIT_DEFAULT, choices=PIPELINE_SPLITS)
+    if sp is None or flash is None or dp_overlap is None or reshard is None or hsdp is None or split is None:
         return None
     return {
         "sequence_parallel": sp,
@@ -172,6 +183,7 @@ def _switches(p: Fields) -> dict[str, Any] | None:
         "dp_overlap": dp_overlap,
         "reshard_after_forward": reshard,
         "hsdp": hsdp,
+        "pipeline_split": split,
     }
 
 
@@ -229,6 +241,7 @@ def parse_parallelism(
         ("recompute", values["recompute"], RECOMPUTE_DEFAULT, "Korthikanti et al. 2022 selective recompute"),
         ("flash_attention", p.raw("flash_attention"), FLASH_ATTENTION_DEFAULT, FLASH_ATTENTION_SOURCE),
         ("dp_overlap", p.raw("dp_overlap"), True, DP_OVERLAP_SOURCE),
+        ("pipeline_split", p.raw("pipeline_split"), PIPELINE_SPLIT_DEFAULT, PIPELINE_SPLIT_SOURCE),
     ):
         if value is None:
             assume(assumptions, f"workload.parallelism.{key}", default, "", source)

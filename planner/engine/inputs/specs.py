@@ -130,6 +130,10 @@ class ParallelismSpec:
     #: node and replicates across nodes (gradients all-reduced between replicas once per step).
     hsdp: bool = False
     framework: str = FRAMEWORK_DEFAULT  # workload.framework (perf/framework.py)
+    #: How layers are placed on pipeline stages (training/memory.py stage_layers): "balanced" counts the input
+    #: embedding and the output layer + loss as a layer each (Megatron-LM --account-for-embedding/loss-in-pipeline-
+    #: split, the Llama 3 405B split); "even" puts ⌈L/p⌉ on each stage (Megatron-LM's default).
+    pipeline_split: str = "balanced"
 
     @property
     def flash_attention_input(self) -> bool | str:

@@ -64,6 +64,17 @@ def floor(x: Any) -> Any:
     return _np_floor(x)
 
 
+def single_value(x: Any) -> float | None:
+    """The one value of a number or of an array whose elements are all equal (a workload switch spread over a
+    search's layouts), else None: lets a formula take one branch instead of computing both for `where`."""
+    if type(x) in _FLOATS or type(x) in (int, bool):
+        return float(x)
+    values = numpy.asarray(x)
+    if values.size and values.min() == values.max():
+        return float(values.flat[0])
+    return None
+
+
 def __getattr__(name: str) -> Any:
     """Every other name is numpy's (looked up once, then kept here)."""
     value = getattr(numpy, name)

@@ -51,6 +51,13 @@ class Layout:
     reshard_after_forward: Any = 1.0  # 1 / 0: ZeRO-3 re-gathers parameters for the backward (FSDP default)
     hsdp: Any = 0.0  # 1 / 0: ZeRO shards within a node's data-parallel ranks, replicated across nodes
     framework: Any = 0.0  # FRAMEWORK_CODES (perf/framework.py): whose kernels and overlap figures apply
+    pipeline_split: Any = (
+        1.0  # PIPELINE_SPLIT_CODES: 1 balanced (embedding, output + loss count as a layer), 0 even
+    )
+
+
+#: Pipeline splits as numbers (workload.parallelism.pipeline_split; training/memory.py stage_layers).
+PIPELINE_SPLIT_CODES: dict[str, int] = {"even": 0, "balanced": 1}
 
 
 #: Bytes per parameter of the optimizer state, for mixed-precision training (an fp32 master copy included) and
@@ -125,4 +132,5 @@ def workload_flags(p: ParallelismSpec) -> dict[str, Any]:
         "reshard_after_forward": 1.0 if p.reshard_after_forward else 0.0,
         "hsdp": 1.0 if p.hsdp else 0.0,
         "framework": float(FRAMEWORK_CODES[p.framework]),
+        "pipeline_split": float(PIPELINE_SPLIT_CODES[p.pipeline_split]),
     }

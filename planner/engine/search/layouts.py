@@ -375,6 +375,7 @@ def _entry(chunks: list[dict[str, Any]], row: tuple[int, int], sc: Scenario) -> 
         "dp_overlap": sc.parallelism.dp_overlap,
         "reshard_after_forward": sc.parallelism.reshard_after_forward,
         "hsdp": sc.parallelism.hsdp,
+        "pipeline_split": sc.parallelism.pipeline_split,
     }
     gpu_hours = float(r["gpu_hours"][i])
     per_hour = ch["usd_per_gpu_hour"]

@@ -18,7 +18,11 @@ and Narayanan et al. 2021 §3):
                                                           traffic, held to the best published MFU of the GPU
                                                           generation: perf/achieved.py)
 
-    t_microbatch = layers_on_stage · t_layer (+ output layer and loss on the last stage)
+    t_microbatch = the slowest stage's: max(first: its layers · t_layer + input embedding (gather, gradient, its
+                   tensor-parallel collectives), a middle stage: its layers · t_layer, last: its layers · t_layer
+                   + output layer and loss); layers per stage from training/memory.py stage_layers (the default
+                   "balanced" split counts the embedding and the output layer + loss as one layer each, as
+                   Megatron-LM's --account-for-embedding/loss-in-pipeline-split and the Llama 3 405B split do)
     t_layer = GEMMs (forward, 2× for backward, + recompute) at the efficiency of efficiency.py
             + attention core (batched GEMMs, or FlashAttention v2 or v1: causal half, backward 2.5× forward)
             + element-wise kernels at HBM bandwidth (norms, residual/dropout, activation, softmax, and the
@@ -41,11 +45,11 @@ from planner.engine.perf.hardware import Hardware
 from planner.engine.perf.layout import FULL, SELECTIVE, Layout, Numerics
 from planner.engine.training.memory import (
     MASK_BYTES,
+    STAGES,
     dp_shard_ranks,
     kv_share,
-    layers_first_stage,
-    layers_last_stage,
     microbatches,
+    stage_layers,
     stage_params_per_gpu,
 )
 from planner.engine.transformer.flops import (
@@ -157,28 +161,37 @@ def _hbm_s(size_bytes: Any, hw: Hardware) -> Any:
     return size_bytes / (hw.hbm_bandwidth_bytes_per_s * efficiency.HBM_EFFICIENCY)
 
 
-def _tp_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
-    """Tensor-parallel collectives of one layer, forward + backward (+ recompute), each timed by NCCL's own model
-    (perf/comm.py nccl_collective_s): with sequence parallelism 4 all-gathers / reduce-scatters forward and 6
-    backward (+ 4 with full recompute); without, 2 all-reduces each way (+ 2)."""
+def _tp_collective_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
+    """One tensor-parallel collective of a micro-batch's activations, timed by NCCL's own model (perf/comm.py
+    nccl_collective_s): an all-gather (or reduce-scatter) with sequence parallelism, an all-reduce without."""
     size = tokens * sh.hidden * num.activation_bytes
     args = (hw.gpus_per_node, hw.scaleup_bytes_per_s, hw.scaleout_bytes_per_s, hw.scaleout_efficiency)
-    full = np.where(lay.recompute == FULL, 1.0, 0.0)
-    sp = lay.sequence_parallel  # a workload switch: one number for every layout of a search
+    sp = np.single_value(lay.sequence_parallel)  # a workload switch: one value for every layout of a search
 
-    def sequence_parallel() -> Any:
-        return (10.0 + 4.0 * full) * comm.group_collective_s(
-            "all_gather", size, lay.tp, 1.0, *args, hw.nccl_generation
-        )
+    def gather() -> Any:
+        return comm.group_collective_s("all_gather", size, lay.tp, 1.0, *args, hw.nccl_generation)
 
     def all_reduce() -> Any:
-        return (4.0 + 2.0 * full) * comm.group_collective_s(
-            "all_reduce", size, lay.tp, 1.0, *args, hw.nccl_generation
-        )
+        return comm.group_collective_s("all_reduce", size, lay.tp, 1.0, *args, hw.nccl_generation)
 
-    if np.ndim(sp) == 0:
-        return sequence_parallel() if sp > 0 else all_reduce()
-    return np.where(sp > 0, sequence_parallel(), all_reduce())
+    if sp is not None:
+        return gather() if sp > 0 else all_reduce()
+    return np.where(lay.sequence_parallel > 0, gather(), all_reduce())
+
+
+def _tp_layer_collectives(lay: Layout) -> Any:
+    """Tensor-parallel collectives of one layer, forward + backward (+ recompute) (Korthikanti et al. 2022 §4.2.2):
+    with sequence parallelism 4 all-gathers / reduce-scatters forward and 6 backward (+ 4 with full recompute);
+    without, 2 all-reduces each way (+ 2)."""
+    full = np.where(lay.recompute == FULL, 1.0, 0.0)
+    return np.where(lay.sequence_parallel > 0, 10.0 + 4.0 * full, 4.0 + 2.0 * full)
+
+
+#: Tensor-parallel collectives of the vocabulary-parallel input embedding (Megatron-LM VocabParallelEmbedding):
+#: with sequence parallelism a reduce-scatter forward and an all-gather backward, without it one all-reduce forward
+#: (its backward is the identity).
+EMBEDDING_TP_COLLECTIVES_SP = 2.0
+EMBEDDING_TP_COLLECTIVES = 1.0
 
 
 def _ep_comm_per_layer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tokens: Any) -> Any:
@@ -240,6 +253,7 @@ def _layer_times(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> di
         gemm_fwd + core_fwd + ew_fwd + score_fwd + rope_fwd,
         np.where(lay.recompute == SELECTIVE, core_fwd + score_fwd, 0.0),
     )
+    tp_one = _tp_collective_s(sh, lay, num, hw, tokens)
     cp_raw = _cp_comm_per_layer_s(sh, lay, num, hw, tokens)
     core = core_fwd + core_bwd
     # Ring attention overlaps each KV block's transfer with the previous block's attention (Liu et al. 2023 §3):
@@ -248,7 +262,8 @@ def _layer_times(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> di
     return {
         "compute": compute,
         "recompute": recompute,
-        "tp_comm": _tp_comm_per_layer_s(sh, lay, num, hw, tokens),
+        "tp_comm": _tp_layer_collectives(lay) * tp_one,
+        "tp_one": tp_one,
         "ep_comm": _ep_comm_per_layer_s(sh, lay, num, hw, tokens),
         "cp_comm": cp_exposed,
         "forward": gemm_fwd + core_fwd + ew_fwd + score_fwd + rope_fwd,
@@ -265,6 +280,29 @@ def _output_layer_s(sh: ModelShape, lay: Layout, hw: Hardware) -> Any:
     flop = tokens * logits_flop_per_token(sh) / lay.tp
     gemm = (1.0 + BACKWARD_GEMM_FACTOR) * _gemm_s(flop, tokens, sh.vocab / lay.tp, sh.hidden, hw)
     return gemm + _hbm_s(tokens * LOSS_BYTES_PER_LOGIT * sh.vocab / lay.tp, hw)
+
+
+def _embedding_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware, tp_one: Any) -> tuple[Any, Any]:
+    """(memory-bound work, tensor-parallel collectives) of the input embedding per micro-batch on the first stage.
+
+    Forward: each rank of the vocabulary-parallel embedding reads the rows of its vocabulary shard and writes the
+    micro-batch's [tokens, h] output (masked rows zero); backward: reads the output gradient and accumulates it
+    into the embedding's gradient rows (read and write). Then EMBEDDING_TP_COLLECTIVES(_SP) collectives of the
+    activations (Megatron-LM core/tensor_parallel/layers.py VocabParallelEmbedding)."""
+    tokens = lay.micro_batch * sh.seq_len / lay.cp
+    values = tokens * sh.hidden
+    traffic = values * (2.0 * num.activation_bytes + num.activation_bytes + 2.0 * num.grad_bytes)
+    collectives = np.where(lay.sequence_parallel > 0, EMBEDDING_TP_COLLECTIVES_SP, EMBEDDING_TP_COLLECTIVES)
+    return _hbm_s(traffic, hw), np.where(lay.tp > 1, collectives * tp_one, 0.0)
+
+
+def _largest_stage_params(sh: ModelShape, lay: Layout) -> tuple[Any, Any]:
+    """(dense, expert) parameters per GPU of the stage that holds the most (first, middle or last)."""
+    dense, expert = stage_params_per_gpu(sh, lay, STAGES[0])
+    for stage in STAGES[1:]:
+        d, e = stage_params_per_gpu(sh, lay, stage)
+        dense, expert = np.maximum(dense, d), np.maximum(expert, e)
+    return dense, expert
 
 
 def _dp_group(lay: Layout, hw: Hardware, expert: bool) -> tuple[Any, Any, Any, Any]:
@@ -298,7 +336,7 @@ def _collective_times(
             "reduce_scatter", params * num.grad_bytes, shard, stride, *args, generation
         )
     )
-    if np.ndim(lay.hsdp) == 0 and not lay.hsdp > 0:
+    if np.single_value(lay.hsdp) == 0.0:
         return gather, grads, 0.0 * gather  # no replicas to all-reduce across (hsdp is a workload switch)
     replica = comm.group_collective_s(
         "all_reduce", params * num.grad_bytes / shard, replicas, replica_stride, *args, generation
@@ -327,11 +365,10 @@ def _dp_comm_s(
     (perf/framework.py). With `hsdp` the gradient shard is all-reduced across the node replicas once per step,
     overlapped with the last backward."""
     window = np.where(lay.dp_overlap > 0, layers * per_layer["backward"], 0.0)
-    dense_first, expert_first = stage_params_per_gpu(sh, lay, True)
-    dense_last, expert_last = stage_params_per_gpu(sh, lay, False)
-    groups = [(np.maximum(dense_first, dense_last), False)]
+    dense, expert_params = _largest_stage_params(sh, lay)
+    groups = [(dense, False)]
     if sh.moe_layers:  # a dense model launches no expert-group collectives (not even their latency)
-        groups.append((np.maximum(expert_first, expert_last), True))
+        groups.append((expert_params, True))
     total = 0.0
     zero3 = 0.0
     m = microbatches(lay)
@@ -372,23 +409,20 @@ def _dp_comm_s(
 
 def _optimizer_s(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> Any:
     """Memory-bound optimizer step on the most loaded stage's (ZeRO-sharded) parameters."""
-    dense_first, expert_first = stage_params_per_gpu(sh, lay, True)
-    dense_last, expert_last = stage_params_per_gpu(sh, lay, False)
     dense_ranks, expert_ranks = dp_shard_ranks(lay, hw.gpus_per_node)
     dense_shard = np.where(lay.zero_stage >= 1, dense_ranks, 1.0)
     expert_shard = np.where(lay.zero_stage >= 1, expert_ranks, 1.0)
-    params = np.maximum(
-        dense_first / dense_shard + expert_first / expert_shard,
-        dense_last / dense_shard + expert_last / expert_shard,
-    )
+    params = 0.0
+    for stage in STAGES:
+        dense, expert = stage_params_per_gpu(sh, lay, stage)
+        params = np.maximum(params, dense / dense_shard + expert / expert_shard)
     return _hbm_s(params * num.optimizer_touched_bytes, hw)
 
 
 def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> dict[str, Any]:
     """Step time and its parts (seconds) for the slowest stage; every key of the output `breakdown_s`."""
     per_layer = _layer_times(sh, lay, num, hw)
-    first_layers = layers_first_stage(sh, lay)
-    last_layers = layers_last_stage(sh, lay)
+    first_layers, middle_layers, last_layers = stage_layers(sh, lay)
     layer_total = (
         per_layer["compute"]
         + per_layer["recompute"]
@@ -396,13 +430,20 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
         + per_layer["ep_comm"]
         + per_layer["cp_comm"]
     )
+    # The slowest stage sets the pace: the first (its layers + the input embedding; with one stage also the output
+    # layer and loss), a middle one (the most layers under the balanced split) or the last (+ output layer, loss).
     output = _output_layer_s(sh, lay, hw)
-    first_mb = first_layers * layer_total + np.where(lay.pp == 1, output, 0.0)
+    embedding, embedding_tp = _embedding_s(sh, lay, num, hw, per_layer["tp_one"])
+    first_extra = embedding + np.where(lay.pp == 1, output, 0.0)
+    first_mb = first_layers * layer_total + first_extra + embedding_tp
+    middle_mb = middle_layers * layer_total
     last_mb = last_layers * layer_total + output
-    last_slower = last_mb > first_mb
-    layers = np.where(last_slower, last_layers, first_layers)
-    extra = np.where(last_slower | (lay.pp == 1), output, 0.0)
-    t_mb = layers * layer_total + extra
+    last_slowest = (last_mb > first_mb) & (last_mb >= middle_mb)
+    middle_slowest = (middle_mb > first_mb) & (middle_mb > last_mb)
+    layers = np.where(last_slowest, last_layers, np.where(middle_slowest, middle_layers, first_layers))
+    extra = np.where(last_slowest, output, np.where(middle_slowest, 0.0, first_extra))
+    extra_tp = np.where(last_slowest | middle_slowest, 0.0, embedding_tp)
+    t_mb = layers * layer_total + extra + extra_tp
     m = microbatches(lay)
     p, v = lay.pp, lay.virtual_stages
     bubble = (p - 1.0) / v * t_mb
@@ -417,6 +458,10 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
         hw.scaleout_efficiency,
     )
     pp_lat = comm.group_step_latency_s(2.0, pp_stride, hw.gpus_per_node, hw.scaleout_latency_s)
+    # Each stage sends one activation (forward) and one gradient (backward) per micro-batch and model chunk, each
+    # paying the link's latency and bandwidth, not overlapped with compute. (The fill and drain's 2(p-1) hops on
+    # the critical path are not added: Megatron-LM overlaps the sends of the steady state with compute in part,
+    # which this count of 2·v·m unhidden sends already overstates; adding them breaks the Korthikanti 1T bound.)
     pp_p2p = np.where(p > 1, 2.0 * v * m * comm.p2p_s(pp_bytes, pp_bw, pp_lat), 0.0)
     dp_exposed, zero3_exposed = _dp_comm_s(sh, lay, num, hw, per_layer, layers)
     optimizer = _optimizer_s(sh, lay, num, hw)
@@ -426,7 +471,7 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
     parts = {
         "compute": m * (layers * per_layer["compute"] + extra),
         "recompute": m * layers * per_layer["recompute"],
-        "tp_comm": m * layers * per_layer["tp_comm"],
+        "tp_comm": m * (layers * per_layer["tp_comm"] + extra_tp),
         "cp_comm": m * layers * per_layer["cp_comm"],
         "ep_comm": m * layers * per_layer["ep_comm"],
         "pp_bubble": bubble,
@@ -440,7 +485,7 @@ def step_breakdown(sh: ModelShape, lay: Layout, num: Numerics, hw: Hardware) -> 
     # The published ceiling (perf/achieved.py) holds the work of one pipeline replica: its micro-batches and its
     # bubble. What the data-parallel group adds (exposed gradient and ZeRO traffic, whose ring latency grows with
     # the group, and the optimizer step paid once per step) comes on top, so that it still costs MFU at scale.
-    replica = m * (layers * layer_total + extra) + host + bubble + pp_p2p
+    replica = m * t_mb + host + bubble + pp_p2p
     model_flop = (
         lay.global_batch * sh.seq_len * model_flop_per_token(sh) / (lay.tp * lay.pp * lay.dp * lay.cp)
     )
