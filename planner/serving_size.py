@@ -24,6 +24,11 @@ from planner.models import Scenario, WorkloadKind
 SIZING_GPU_IDS = ("nvidia_h100_sxm5_80gb", "nvidia_h200_sxm_141gb", "nvidia_b200_hgx", "amd_mi300x")
 
 
+#: Latency axis ticks (1-2-5 per decade, 1 ms to 1000 s) written as plain numbers: Plotly's own log ticks label
+#: 20 and 0.5 as "2" and "5".
+LOG_TICKS = tuple(m * 10.0**e for e in range(-3, 4) for m in (1, 2, 5))
+
+
 @dataclass(frozen=True)
 class SizingPage:
     scenario: Scenario
@@ -130,7 +135,12 @@ def curve_charts(answer: dict[str, Any]) -> list[dict[str, Any]]:
                     "layout": {
                         "title": {"text": title},
                         "xaxis": {"title": {"text": "output tokens/s per GPU"}, "rangemode": "tozero"},
-                        "yaxis": {"title": {"text": unit}, "type": "log"},
+                        "yaxis": {
+                            "title": {"text": unit},
+                            "type": "log",
+                            "tickvals": list(LOG_TICKS),
+                            "ticktext": [f"{tick:g}" for tick in LOG_TICKS],
+                        },
                         "legend": {
                             "orientation": "h",
                             "x": 0,

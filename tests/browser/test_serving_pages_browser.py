@@ -51,6 +51,14 @@ def test_an_inference_plan_with_a_request_rate_its_sweep_and_its_pdf(
     page.screenshot(path=str(screenshot_dir / "inference_result.png"))
     page.locator(".figure-groups").screenshot(path=str(screenshot_dir / "inference_result_figures.png"))
 
+    # "Size it for me": one row per GPU type from the shared sizing columns.
+    result_url = page.url
+    page.click("[data-testid=size-it]")
+    page.wait_for_selector("[data-testid=sizing-table] tbody tr")
+    assert "4.00 requests/s" in page.inner_text("[data-testid=sizing-request]")
+    page.screenshot(path=str(screenshot_dir / "inference_size.png"), full_page=True)
+    page.goto(result_url)
+
     # The serving sweep: three GPU models x one node x TP 4, 8 x two rates.
     page.click("[data-testid=run-sweep]")
     page.wait_for_selector("[data-testid=serving-sweep-form]")
