@@ -187,3 +187,22 @@ def test_int4_weights_run_weight_only_and_halve_the_weight_memory_of_fp8():
     int4 = estimate({**EXAMPLE, "workload": {**EXAMPLE["workload"], "precision": "int4"}})
     assert int4["memory"]["weights_gib"] == pytest.approx(fp8["memory"]["weights_gib"] / 2, rel=0.01)
     assert int4["inference"]["engine"]["gemm_precision"] == "bf16"
+
+
+@pytest.mark.parametrize("rate", [1.0, 3.0, 4.0, 4.1, 5.0])
+def test_a_cluster_meeting_its_targets_is_never_told_it_needs_more_gpus(rate: float) -> None:
+    """`gpus_needed` sizes the scenario's own layout for the rate; where the scenario's GPUs meet the targets at
+    that rate, the count may not exceed them (a coarse load grid once said 16 GPUs for 8 that met them), and where
+    they miss, it must exceed them."""
+    payload = copy.deepcopy(EXAMPLE)
+    serving = payload["workload"]["serving"]
+    del serving["batch"], serving["target_tokens_per_s"]
+    serving.update(requests_per_s=rate, max_tpot_s=0.05)
+    payload["workload"]["precision"] = "fp8"
+    inference = estimate(payload)["inference"]
+    gpus = payload["cluster"]["gpus_per_node"] * payload["cluster"]["nodes"]
+    assert inference["gpus_needed"] is not None
+    if inference["meets_target"]:
+        assert inference["gpus_needed"] <= gpus
+    else:
+        assert inference["gpus_needed"] > gpus

@@ -23,7 +23,7 @@ import numpy as np
 
 from planner.engine.inference import rates
 from planner.engine.inference.layout import ServingLayout
-from planner.engine.inference.load import PERCENTILES, LoadState
+from planner.engine.inference.load import PERCENTILES, LoadModel, LoadState
 from planner.engine.inference.service import Deployment, EngineSettings, Prepared, prepare
 from planner.engine.inference.sizing import Candidate, ServiceRequest, _kv_transfer_s, _options
 from planner.engine.inference.workload import Lengths, ServingSpec
@@ -157,8 +157,10 @@ def estimate_continuous(d: Deployment, serving: ServingSpec, gpus: int) -> Conti
         req = _request(serving, d, rate)
         option = _options(req, p, lm, check_ttft=True, check_tpot=True)[0]
         if option.meets:
-            gpus_needed = option.gpus
-            op = lm.at_rate(np.asarray([rate / option.replicas]))
+            own_meets = replicas > 0 and not saturated and all(t["met"] for t in targets.values())
+            needed_replicas = _replicas_meeting(lm, serving, rate, option.replicas, replicas, own_meets)
+            gpus_needed = needed_replicas * lay.gpus
+            op = lm.at_rate(np.asarray([rate / needed_replicas]))
             best_batch = max(1, math.ceil(_scalar(op.running)))
         else:
             warnings.append(_bound_message(serving, option.best_ttft_s, option.best_tpot_s, lay))
@@ -271,6 +273,35 @@ def _engine_echo(p: Prepared, d: Deployment) -> dict[str, Any]:
         "gemm_precision": p.hw.gemm_precision,
         "attention_precision": p.hw.attention_precision,
     }
+
+
+def _meets_at(lm: LoadModel, serving: ServingSpec, rate_per_replica: float) -> bool:
+    """Whether one replica at this share of the rate meets the targets, by the percentiles this result reports."""
+    st = lm.at_rate(np.asarray([rate_per_replica]))
+    saturated = bool(_scalar(st.saturated))
+    pct = serving.latency_percentile
+    targets = _targets(serving, _scalar(st.ttft_s[pct]), _scalar(st.tpot_s[pct]), saturated)
+    return not saturated and all(t["met"] for t in targets.values())
+
+
+#: How far the replica count may move from the sizer's scan when checked against this result's own percentiles.
+REPLICA_CHECK_STEPS = 4
+
+
+def _replicas_meeting(
+    lm: LoadModel, serving: ServingSpec, rate: float, scanned: int, replicas: int, meets: bool
+) -> int:
+    """The sizer's replica count, made consistent with the percentiles this result reports (the sizer scans with
+    fewer sampled requests): where the cluster's own `replicas` meet the targets the count is at most that, and
+    where they miss it is more, checked one replica at a time."""
+    if meets:
+        return min(max(scanned, 1), replicas)
+    needed = max(scanned, replicas + 1)
+    for _ in range(REPLICA_CHECK_STEPS):
+        if _meets_at(lm, serving, rate / needed):
+            break
+        needed += 1
+    return needed
 
 
 def _targets(serving: ServingSpec, ttft: float, tpot: float, saturated: bool) -> dict[str, dict[str, Any]]:
