@@ -42,8 +42,20 @@ class CatalogModelPermissions(permissions.DjangoModelPermissions):
     message = "Changing the catalog needs the catalog permissions (the “Catalog editor” group)."
 
 
+class CatalogRelatedField(serializers.PrimaryKeyRelatedField):
+    """A reference to another catalog row by its id. An id holding a NUL character names no row: it is refused
+    here, before the lookup (PostgreSQL cannot compare text with NUL and would answer 500)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", pk_value=data.replace("\x00", "\\x00")[:40])
+        return super().to_internal_value(data)
+
+
 class CatalogSerializer(serializers.ModelSerializer):
     """Validates a write with the model's `full_clean()`; the id of an existing row cannot change."""
+
+    serializer_related_field = CatalogRelatedField
 
     def validate_id(self, value: str) -> str:
         if self.instance is not None and value != self.instance.pk:

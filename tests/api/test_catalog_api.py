@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from catalog.models import Cooling, Gpu, Switch
+from catalog.price_models import CloudPrice
 from planner.models import Scenario
 from tests.api.conftest import make_gpu
 
@@ -176,3 +177,22 @@ def test_the_gpu_list_costs_a_fixed_number_of_queries(alice_api, django_assert_m
     with django_assert_max_num_queries(3):  # token lookup + the list (+ a savepoint at most)
         response = alice_api.get(GPUS_URL)
     assert len(response.json()) == 12
+
+
+def test_a_reference_holding_a_nul_character_is_400_naming_the_field(staff_api):
+    """A cloud price whose `gpu` id holds NUL names no GPU: 400 on the field, nothing saved (PostgreSQL cannot
+    compare text holding NUL, so the id is refused before the lookup; schemathesis found the 500)."""
+    make_gpu()
+    payload = {
+        "id": "nul_price",
+        "gpu": "test_gpu\x0080gb",
+        "provider": "Example",
+        "term": "on_demand",
+        "usd_per_gpu_hour": 2.5,
+        "source": "https://example.com/prices",
+    }
+    response = staff_api.post("/api/catalog/cloud_prices/", payload, format="json")
+    assert response.status_code == 400, response.content
+    errors = response.json()["errors"]
+    assert "gpu" in errors and errors["gpu"], errors
+    assert not CloudPrice.objects.exists()

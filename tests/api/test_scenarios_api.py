@@ -61,6 +61,8 @@ BAD_BODIES = {
     "a nested value": ({"name": "x", "nodes": {"value": 4}}, "nodes"),
     "unknown starter": ({"name": "x", "starter": "gpt-17"}, "starter"),
     "unknown catalog GPU": ({"name": "x", "gpu": "nvidia_h999"}, "gpu"),
+    "a GPU id holding NUL": ({"name": "x", "gpu": "nvidia_h100\x00"}, "gpu"),
+    "a starter holding NUL": ({"name": "x", "starter": "llama\x00"}, "starter"),
 }
 
 
