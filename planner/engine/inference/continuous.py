@@ -152,13 +152,15 @@ def estimate_continuous(d: Deployment, serving: ServingSpec, gpus: int) -> Conti
     ttft_p = _scalar(state.ttft_s[pct])
     tpot_p = _scalar(state.tpot_s[pct])
     targets = _targets(serving, ttft_p, tpot_p, saturated)
+    meets = mem.fits and replicas > 0 and all(t["met"] for t in targets.values())
+    if rate is not None:
+        meets = meets and not saturated
     gpus_needed = best_batch = None
     if rate is not None and mem.fits:
         req = _request(serving, d, rate)
         option = _options(req, p, lm, check_ttft=True, check_tpot=True)[0]
         if option.meets:
-            own_meets = replicas > 0 and not saturated and all(t["met"] for t in targets.values())
-            needed_replicas = _replicas_meeting(lm, serving, rate, option.replicas, replicas, own_meets)
+            needed_replicas = _replicas_meeting(lm, serving, rate, option.replicas, replicas, meets)
             gpus_needed = needed_replicas * lay.gpus
             op = lm.at_rate(np.asarray([rate / needed_replicas]))
             best_batch = max(1, math.ceil(_scalar(op.running)))
@@ -169,9 +171,6 @@ def estimate_continuous(d: Deployment, serving: ServingSpec, gpus: int) -> Conti
         warnings.append(
             f"{rate:.4g} requests/s exceed the {capacity:.4g} this cluster sustains: the queue grows without bound"
         )
-    meets = mem.fits and replicas > 0 and all(t["met"] for t in targets.values())
-    if rate is not None:
-        meets = meets and not saturated
     prefill_bound, decode_bound = _bounds(p, batch, serving.context_len)
     batch_tokens_per_s = _scalar(at_batch.output_tokens_per_s) * replicas
     kv_per_request = (serving.context_len + serving.output_len) * mem.kv_bytes_per_token_per_gpu
