@@ -14,7 +14,7 @@ from tests.planner.conftest import alice_scenario, catalog, form_data  # noqa: F
 pytestmark = pytest.mark.django_db
 
 
-@override_settings(RATE_LIMITS={"preview": "3/min"})
+@override_settings(RATE_LIMITS={"preview": "3/d"})
 def test_the_live_preview_is_limited_per_user(alice_client, bob, catalog):  # noqa: F811
     answers = [alice_client.post("/scenarios/new/preview/", form_data()) for _ in range(4)]
     assert [a.status_code for a in answers] == [200, 200, 200, 429]
@@ -26,7 +26,7 @@ def test_the_live_preview_is_limited_per_user(alice_client, bob, catalog):  # no
     assert other.post("/scenarios/new/preview/", form_data()).status_code == 200
 
 
-@override_settings(RATE_LIMITS={"create": "2/min"})
+@override_settings(RATE_LIMITS={"create": "2/d"})
 def test_creates_share_one_budget_between_the_page_and_the_api(alice_client, alice, catalog):  # noqa: F811
     assert alice_client.post("/scenarios/new/", form_data(name="page 1")).status_code == 302
     api = token_client(alice)
@@ -37,7 +37,7 @@ def test_creates_share_one_budget_between_the_page_and_the_api(alice_client, ali
     assert Scenario.objects.filter(owner=alice).count() == 2
 
 
-@override_settings(RATE_LIMITS={"evaluate": "2/min"})
+@override_settings(RATE_LIMITS={"evaluate": "2/d"})
 def test_evaluations_are_limited(alice_client, alice, alice_scenario):  # noqa: F811
     url = f"/scenarios/{alice_scenario.pk}/evaluate/"
     answers = [alice_client.post(url).status_code for _ in range(3)]
@@ -48,7 +48,7 @@ def test_evaluations_are_limited(alice_client, alice, alice_scenario):  # noqa: 
 
 
 def test_a_get_of_a_page_is_not_counted(alice_client, catalog):  # noqa: F811
-    with override_settings(RATE_LIMITS={"create": "1/min"}):
+    with override_settings(RATE_LIMITS={"create": "1/d"}):
         for _ in range(3):
             assert alice_client.get("/scenarios/new/").status_code == 200
 

@@ -76,7 +76,7 @@ def test_the_page_says_why_a_live_sweep_is_not_requeued(client, alice, create): 
     assert "still making progress" in page.content.decode()
 
 
-@override_settings(RATE_LIMITS={"resume": "2/min"})
+@override_settings(RATE_LIMITS={"resume": "2/d"})
 def test_resume_posts_are_rate_limited(client, alice, create):  # noqa: F811
     run = create()
     client.force_login(alice)
