@@ -141,8 +141,17 @@ def _sweep_slices(run: Any) -> Iterator[list[tuple[Any, ...]]]:
 
 
 def sweep_lines(run: Any) -> Iterator[str]:
-    """Every configuration the sweep evaluated, streamed chunk by chunk from the stored blobs."""
+    """Every configuration the sweep evaluated, streamed chunk by chunk from the stored blobs; a serving sweep's
+    stored rows ranked as on its page, with the engine's reason for each refused configuration."""
     from planner.sweeps import columns as sweep_cols
+
+    if run.kind == "serving":
+        from planner.sweeps import selectors as sweep_selectors
+
+        yield from table_lines(
+            sweep_cols.SERVING_SWEEP_CSV_COLUMNS, sweep_selectors.serving_sweep_rows(run=run)
+        )
+        return
 
     writer = csv.writer(_Echo())
     yield writer.writerow([c.header_with_unit for c in sweep_cols.SWEEP_COLUMNS])

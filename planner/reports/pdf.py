@@ -293,7 +293,48 @@ def sweep_document(*, run: Any, generated_at: datetime | None = None) -> dict[st
     }
 
 
+#: Rows of a serving sweep in its PDF (the CSV has them all) and the columns shown (the page has p50 and p99 too).
+SERVING_SWEEP_PDF_ROWS = 40
+SERVING_SWEEP_PDF_KEYS = (
+    "gpu_label",
+    "nodes",
+    "gpus",
+    "tp",
+    "requests_per_s",
+    "ttft_s_p90",
+    "tpot_s_p90",
+    "tokens_per_s_per_gpu",
+    "usd_per_million_tokens_own",
+    "usd_per_million_tokens_cloud",
+    "serving_verdict",
+)
+
+
+def serving_sweep_document(*, run: Any, generated_at: datetime | None = None) -> dict[str, Any]:
+    """A finished (or cancelled) serving sweep: what was swept and its best-ranked configurations."""
+    from planner.sweeps import columns as sweep_cols
+    from planner.sweeps import selectors as sweep_selectors
+
+    page = sweep_selectors.serving_sweep_page(run=run)
+    by_key = {c.key: c for c in sweep_cols.SERVING_SWEEP_COLUMNS}
+    return {
+        "run": run,
+        "page": page,
+        "spec": run.spec,
+        "result": run.result or {},
+        "rows": page.serving_rows[:SERVING_SWEEP_PDF_ROWS],
+        "columns": [by_key[k] for k in SERVING_SWEEP_PDF_KEYS],
+        "generated_at": generated_at or timezone.now(),
+    }
+
+
 def sweep_pdf(*, run: Any) -> RenderedPdf:
+    if run.kind == "serving":
+        return render_pdf(
+            "reports/serving_sweep_pdf.html",
+            serving_sweep_document(run=run),
+            filename=_filename(f"sweep-{run.name}"),
+        )
     return render_pdf(
         "reports/sweep_pdf.html", sweep_document(run=run), filename=_filename(f"sweep-{run.name}")
     )

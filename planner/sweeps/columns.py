@@ -96,7 +96,13 @@ def _of_output(key: str) -> Column:
     return replace(metric, getter=lambda row: metric.value(row["output"]) if row["output"] else None)
 
 
-#: A serving sweep row (planner/sweeps/serving.py): the configuration, then the results page's own figures.
+def _problem(row: dict) -> str | None:
+    """The engine's reason for refusing a configuration (None for an evaluated one)."""
+    return row.get("problem")
+
+
+#: A serving sweep row (planner/sweeps/serving.py, stored in its chunk's summary): the configuration, then the
+#: results page's own figures of the engine's output kept with the row.
 SERVING_SWEEP_COLUMNS: tuple[Column, ...] = (
     _col("gpu_label", "GPU model"),
     _col("nodes", "Nodes", _int),
@@ -104,10 +110,19 @@ SERVING_SWEEP_COLUMNS: tuple[Column, ...] = (
     _col("tp", "TP", _int),
     _col("requests_per_s", "Request rate", _sig3, "requests/s"),
     _of_output("serving_verdict"),
+    _of_output("ttft_s_p50"),
     _of_output("ttft_s_p90"),
+    _of_output("ttft_s_p99"),
+    _of_output("tpot_s_p50"),
     _of_output("tpot_s_p90"),
+    _of_output("tpot_s_p99"),
     _of_output("tokens_per_s_per_gpu"),
     _of_output("usd_per_million_tokens_own"),
     _of_output("usd_per_million_tokens_cloud"),
     _of_output("gpus_needed"),
+)
+#: The CSV adds the engine's reason for a refused configuration.
+SERVING_SWEEP_CSV_COLUMNS: tuple[Column, ...] = (
+    *SERVING_SWEEP_COLUMNS,
+    Column("problem", "Refused by the engine", _problem, f.text, "", None, group="Sweep"),
 )

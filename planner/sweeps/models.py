@@ -18,9 +18,18 @@ SweepStatus = ChunkStatus = RunStatus
 OUTSTANDING_CHUNK_STATUSES = (ChunkStatus.PENDING, ChunkStatus.RUNNING)
 
 
-class SweepRun(BackgroundRun):
-    """One sweep over GPU models x node counts x parallel layouts, owned by one user."""
+class SweepKind(models.TextChoices):
+    TRAINING = "training", "Training: GPU models × node counts × parallel layouts"
+    SERVING = "serving", "Serving: GPU models × node counts × TP × request rates"
 
+
+class SweepRun(BackgroundRun):
+    """One sweep, owned by one user: a training scenario over GPU models x node counts x parallel layouts
+    (`kind` training, planner.engine.search.sweep), or an inference scenario's service over GPU models x node
+    counts x TP x request rates (`kind` serving, planner/sweeps/serving.py). Both run as chunks on the same
+    Celery tasks."""
+
+    kind = models.CharField(max_length=10, choices=SweepKind.choices, default=SweepKind.TRAINING)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sweep_runs")
     scenario = models.ForeignKey(
         "planner.Scenario", null=True, blank=True, on_delete=models.SET_NULL, related_name="sweeps"
@@ -75,7 +84,10 @@ class SweepChunk(ClaimedRun):
 
     run = models.ForeignKey(SweepRun, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
-    pieces = models.JSONField(help_text="(GPU, nodes, restricted degrees) pieces, from the plan.")
+    pieces = models.JSONField(
+        help_text="Training: (GPU, nodes, restricted degrees) pieces, from the plan. Serving: the configurations "
+        "with their engine payloads."
+    )
     size = models.BigIntegerField(help_text="Configurations of the space in this chunk.")
     claim_token = models.CharField(max_length=32, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -88,7 +100,11 @@ class SweepChunk(ClaimedRun):
     rows = models.BinaryField(
         null=True, blank=True, help_text=".npz of every evaluated configuration (engine.sweep.pack_rows)."
     )
-    summary = models.JSONField(null=True, blank=True, help_text="Counts and ranked candidates of this chunk.")
+    summary = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Counts and ranked candidates of this chunk (serving: every row with its engine figures).",
+    )
 
     class Meta:
         ordering = ["run", "index"]
@@ -99,4 +115,4 @@ class SweepChunk(ClaimedRun):
         return f"{self.run} chunk {self.index}"
 
 
-__all__ = ["SweepRun", "SweepChunk", "SweepStatus", "ChunkStatus", "ACTIVE_STATUSES"]
+__all__ = ["SweepKind", "SweepRun", "SweepChunk", "SweepStatus", "ChunkStatus", "ACTIVE_STATUSES"]

@@ -20,8 +20,8 @@ from django.utils import timezone
 from planner.engine.perf.layout import RECOMPUTE_NAMES
 from planner.engine.search import sweep as engine_sweep
 from planner.reports import formatting as f
-from planner.sweeps import conf
-from planner.sweeps.models import ChunkStatus, SweepChunk, SweepRun
+from planner.sweeps import conf, serving
+from planner.sweeps.models import ChunkStatus, SweepChunk, SweepKind, SweepRun
 
 #: Columns a list does not need.
 RUN_HEAVY_FIELDS = ("spec", "result")
@@ -123,6 +123,7 @@ class SweepPage:
     constraints: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     per_cluster: int = 1
+    serving_rows: list[dict[str, Any]] = field(default_factory=list)  # a serving sweep's ranked rows
 
     @property
     def has_results(self) -> bool:
@@ -130,6 +131,8 @@ class SweepPage:
 
 
 def sweep_page(*, run: SweepRun) -> SweepPage:
+    if run.kind == SweepKind.SERVING:
+        return serving_sweep_page(run=run)
     page = SweepPage(run=run, status=sweep_status(run=run), result=run.result)
     page.constraints = constraint_texts(run.spec.get("constraints") or {})
     page.notes = list(run.spec.get("notes") or [])
@@ -151,6 +154,25 @@ def sweep_page(*, run: SweepRun) -> SweepPage:
     page.per_gpu = run.result.get("per_gpu", [])
     page.chart = pareto_chart(run.result)
     return page
+
+
+def serving_sweep_page(*, run: SweepRun) -> SweepPage:
+    """A serving sweep's page: progress, then (once it stopped) every stored row, ranked (serving.merge)."""
+    page = SweepPage(run=run, status=sweep_status(run=run), result=run.result)
+    page.timings = _timings(run)
+    page.serving_rows = list((run.result or {}).get("rows") or [])
+    return page
+
+
+def serving_sweep_rows(*, run: SweepRun) -> list[dict[str, Any]]:
+    """Every stored row of a serving sweep's finished chunks, ranked as on its page (a running sweep's CSV holds
+    the chunks finished so far)."""
+    summaries = (
+        SweepChunk.objects.filter(run=run, status=ChunkStatus.DONE)
+        .order_by("index")
+        .values_list("summary", flat=True)
+    )
+    return serving.merge(summaries)["rows"]
 
 
 #: How each constraint reads on the page.
@@ -281,6 +303,8 @@ __all__ = [
     "sweep_get",
     "sweep_status",
     "sweep_page",
+    "serving_sweep_page",
+    "serving_sweep_rows",
     "sweep_rows",
     "sweep_row_dicts",
 ]

@@ -33,13 +33,14 @@ from planner.engine.perf.layout import RECOMPUTE_NAMES
 from planner.engine.search import sweep as engine_sweep
 from planner.engine.version import ENGINE_VERSION
 from planner.models import ParallelismMode, Scenario
-from planner.sweeps import conf
+from planner.sweeps import conf, serving
 from planner.sweeps.adapters import SweepInputs, spec_from_scenario
 from planner.sweeps.models import (
     ACTIVE_STATUSES,
     OUTSTANDING_CHUNK_STATUSES,
     ChunkStatus,
     SweepChunk,
+    SweepKind,
     SweepRun,
     SweepStatus,
 )
@@ -98,7 +99,8 @@ class ChunkOutcome:
 def sweep_create_from_scenario(
     *, owner: AbstractBaseUser, scenario: Scenario, inputs: SweepInputs
 ) -> SweepRun:
-    """Build the spec from a scenario and the sweep form, then create the sweep (SpecError / SweepRefused)."""
+    """Build the spec from a scenario and the sweep form, then create the sweep (SpecError / SweepRefused).
+    Serving sweeps are created by planner.sweeps.serving_services.serving_sweep_create."""
     spec = spec_from_scenario(scenario, inputs)
     return sweep_create(owner=owner, scenario=scenario, spec=spec, name=inputs.name)
 
@@ -116,23 +118,49 @@ def sweep_create(
         raise SweepRefused(engine_sweep.size_message(plan, spec, limit), field="nodes")
     if plan.total_configs == 0:
         raise SweepRefused("This sweep has no configuration to evaluate.", field="nodes")
+    default_name = f"Sweep of {scenario.name}" if scenario is not None else "Sweep"
+    return create_run(
+        owner=owner,
+        scenario=scenario,
+        name=name or default_name,
+        kind=SweepKind.TRAINING,
+        spec=spec,
+        chunks=plan.chunks,
+        total_configs=plan.total_configs,
+        plan_s=plan.plan_s,
+    )
+
+
+def create_run(
+    *,
+    owner: AbstractBaseUser,
+    scenario: Scenario | None,
+    name: str,
+    kind: str,
+    spec: dict[str, Any],
+    chunks: list[dict[str, Any]],
+    total_configs: int,
+    plan_s: float,
+) -> SweepRun:
+    """Refuse past the user's storage or running limit or with the broker down, else write the run and its
+    chunks in one transaction and queue its fan-out task when it commits (nothing is left behind on a refusal)."""
     full = retention.sweep_storage_problem(owner)
     if full:
         raise SweepRefused(full)
     broker_check()
-    default_name = f"Sweep of {scenario.name}" if scenario is not None else "Sweep"
     with transaction.atomic():
         # Write first (SQLite takes its write lock here), then serialise this user's creates on the user row
         # (PostgreSQL) and count: a concurrent create commits before we count, so the limit holds.
         run = SweepRun.objects.create(
             owner=owner,
             scenario=scenario,
-            name=(name or default_name)[: SweepRun._meta.get_field("name").max_length],
+            kind=kind,
+            name=name[: SweepRun._meta.get_field("name").max_length],
             spec=spec,
-            total_configs=plan.total_configs,
-            chunks_total=len(plan.chunks),
+            total_configs=total_configs,
+            chunks_total=len(chunks),
             engine_version=ENGINE_VERSION,
-            timings={"plan_s": plan.plan_s},
+            timings={"plan_s": plan_s},
         )
         list(get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk", flat=True))
         active = SweepRun.objects.filter(owner=owner, status__in=ACTIVE_STATUSES).count()
@@ -143,7 +171,7 @@ def sweep_create(
                 f"limit is {allowed}. Wait for one to finish or cancel it, then start this one."
             )
         SweepChunk.objects.bulk_create(
-            [SweepChunk(run=run, index=c["index"], pieces=c["pieces"], size=c["size"]) for c in plan.chunks],
+            [SweepChunk(run=run, index=c["index"], pieces=c["pieces"], size=c["size"]) for c in chunks],
             batch_size=500,
         )
         queued: list[bool] = []
@@ -263,32 +291,29 @@ def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool
     )
     spec = SweepRun.objects.values_list("spec", flat=True).get(pk=run_id)
     pieces, size = SweepChunk.objects.values_list("pieces", "size").get(run_id=run_id, index=index)
-    result = engine_sweep.evaluate_chunk(spec, {"index": index, "pieces": pieces, "size": size})
-    started = perf_counter()
-    summary = engine_sweep.summarize_chunk(result.rows, spec, index, result.enumerated)
-    blob = engine_sweep.pack_rows(result.rows)
+    done = _evaluate_chunk(spec, index, pieces, size)
     with transaction.atomic():
         flipped = SweepChunk.objects.filter(
             run_id=run_id, index=index, status=ChunkStatus.RUNNING, claim_token=token
         ).update(
             status=ChunkStatus.DONE,
-            rows=blob,
-            summary=summary,
-            evaluated=result.evaluated,
-            feasible=summary["feasible"],
+            rows=done.blob,
+            summary=done.summary,
+            evaluated=done.evaluated,
+            feasible=done.summary["feasible"],
             finished_at=timezone.now(),
-            evaluate_s=result.evaluate_s,
-            store_s=perf_counter() - started,
+            evaluate_s=done.evaluate_s,
+            store_s=perf_counter() - done.store_started,
         )
         if not flipped:  # cancelled, failed or taken over meanwhile: this delivery's work is not counted
             return ChunkOutcome("skipped")
         SweepRun.objects.filter(pk=run_id).update(
             chunks_done=F("chunks_done") + 1,
-            enumerated_configs=F("enumerated_configs") + result.enumerated,
-            evaluated_configs=F("evaluated_configs") + result.evaluated,
-            feasible_configs=F("feasible_configs") + summary["feasible"],
-            evaluate_s=F("evaluate_s") + result.evaluate_s,
-            store_s=F("store_s") + (perf_counter() - started),
+            enumerated_configs=F("enumerated_configs") + done.enumerated,
+            evaluated_configs=F("evaluated_configs") + done.evaluated,
+            feasible_configs=F("feasible_configs") + done.summary["feasible"],
+            evaluate_s=F("evaluate_s") + done.evaluate_s,
+            store_s=F("store_s") + (perf_counter() - done.store_started),
             last_progress_at=timezone.now(),
         )
         state = SweepRun.objects.values("status", "chunks_done", "chunks_total", "timings").get(pk=run_id)
@@ -296,6 +321,30 @@ def sweep_chunk_run(*, run_id: int, index: int, worker: str = "", takeover: bool
             _finish(run_id, spec, state["timings"], SweepStatus.DONE)
             return ChunkOutcome("finished_run")
     return ChunkOutcome("done")
+
+
+@dataclass(frozen=True)
+class _EvaluatedChunk:
+    blob: bytes | None  # training: every evaluated configuration (engine_sweep.pack_rows); serving: None
+    summary: dict[str, Any]  # counts ("feasible") and the rows the merge reads
+    enumerated: int
+    evaluated: int
+    evaluate_s: float
+    store_started: float
+
+
+def _evaluate_chunk(spec: dict[str, Any], index: int, pieces: Any, size: int) -> _EvaluatedChunk:
+    """One chunk through the engine: a serving sweep's configurations through `estimate` (serving.evaluate_chunk,
+    rows kept in the summary), a training sweep's pieces through engine_sweep (rows packed in a blob)."""
+    if spec.get("kind") == SweepKind.SERVING:
+        served = serving.evaluate_chunk(pieces, index)
+        summary = serving.chunk_summary(served)
+        return _EvaluatedChunk(None, summary, size, served.evaluated, served.evaluate_s, perf_counter())
+    result = engine_sweep.evaluate_chunk(spec, {"index": index, "pieces": pieces, "size": size})
+    started = perf_counter()
+    summary = engine_sweep.summarize_chunk(result.rows, spec, index, result.enumerated)
+    blob = engine_sweep.pack_rows(result.rows)
+    return _EvaluatedChunk(blob, summary, result.enumerated, result.evaluated, result.evaluate_s, started)
 
 
 def _unclaimed(
@@ -336,6 +385,8 @@ def _merged(run_id: int, spec: dict[str, Any]) -> dict[str, Any]:
         .order_by("index")
         .values_list("summary", flat=True)
     )
+    if spec.get("kind") == SweepKind.SERVING:
+        return serving.merge(summaries.iterator(chunk_size=200))
     return engine_sweep.merge_summaries(summaries.iterator(chunk_size=200), spec)
 
 

@@ -1,9 +1,13 @@
-"""Sweeps of an inference scenario: its service (model, lengths, latency targets, precision) on several GPU models x
-node counts x tensor-parallel degrees x request rates, each configuration evaluated by the engine's `estimate`
-exactly as the scenario would be (adapters.scenario_payload of the scenario moved onto that GPU, as "Clone on
-another GPU" does). Read-only and small (at most MAX_CONFIGS configurations, a few ms each), so it answers in the
-request, like "size it for me"; nothing is stored. Training sweeps stay in the background machinery
-(planner/sweeps/services.py).
+"""Serving sweeps: an inference scenario's service (model, lengths, latency targets, precision) on several GPU
+models x node counts x tensor-parallel degrees x request rates, each configuration evaluated by the engine's
+`estimate` exactly as the scenario would be (adapters.scenario_payload of the scenario moved onto that GPU, as
+"Clone on another GPU" does).
+
+A serving sweep is a stored SweepRun (kind "serving") run by the training sweeps' machinery (planner/sweeps/
+services.py, tasks.py): the form here is cleaned into ServingSweepInputs, `plan` builds the spec and the chunks
+(each chunk holds its configurations with their engine payloads, written when the sweep is created, so a later
+edit of the scenario does not change a running sweep), `evaluate_chunk` is a worker's share, and `merge` ranks
+every stored row into the run's result. Nothing here writes to the database.
 
 The ranking puts configurations that serve the rate within the targets first, cheapest per million output tokens
 (owned) first; a configuration the engine refuses (TP that does not divide the cluster, a model that does not fit)
@@ -14,7 +18,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any
 
 from django import forms
@@ -28,9 +34,12 @@ from planner.models import Scenario, WorkloadKind
 from planner.services import scenario_on_gpu
 from planner.sweeps.forms import parse_degree_list, parse_node_counts
 
-#: Most configurations one serving sweep evaluates in the request (~6 ms of engine CPU each, measured with
-#: time.process_time on Llama 3.1 70B: 256 x 6 ms ~ 1.5 s).
+#: Most configurations one serving sweep evaluates (~6 ms of engine CPU each, measured with time.process_time on
+#: Llama 3.1 70B: 256 x 6 ms ~ 1.5 s of worker time).
 MAX_CONFIGS = 256
+#: Configurations per chunk (one Celery task each): 32 x ~6 ms ~ 0.2 s, so progress moves in steps a user sees
+#: and up to 8 workers share a sweep of MAX_CONFIGS.
+CHUNK_CONFIGS = 32
 #: Most request rates one sweep lists.
 MAX_RATES = 8
 
@@ -54,6 +63,7 @@ def parse_rates(text: str) -> list[float]:
 
 
 class ServingSweepForm(forms.Form):
+    name = forms.CharField(label="Name", max_length=200, required=False)
     gpus = forms.ModelMultipleChoiceField(
         label="GPU models",
         queryset=Gpu.objects.none(),
@@ -101,7 +111,9 @@ class ServingSweepForm(forms.Form):
 
     def inputs(self) -> ServingSweepInputs:
         d = self.cleaned_data
-        return ServingSweepInputs(list(d["gpus"]), d["nodes"], d["tp"], d["rates"])
+        return ServingSweepInputs(
+            list(d["gpus"]), d["nodes"], d["tp"], d["rates"], name=(d.get("name") or "").strip()
+        )
 
 
 @dataclass(frozen=True)
@@ -110,17 +122,21 @@ class ServingSweepInputs:
     nodes: list[int]
     tp: list[int]
     rates: list[float]
+    name: str = ""
+
+    @property
+    def count(self) -> int:
+        return len(self.gpus) * len(self.nodes) * len(self.tp) * len(self.rates)
 
 
 @dataclass(frozen=True)
-class ServingSweep:
-    scenario: Scenario
-    rows: list[dict[str, Any]]  # ranked: gpu_label, gpu_id, nodes, gpus, tp, requests_per_s, output | problem
-    problem: str | None = None  # why nothing was swept (not an inference scenario)
+class ServingPlan:
+    """What a serving sweep stores when it is created: its spec and its chunks (pieces: the configurations)."""
 
-    @property
-    def evaluated(self) -> int:
-        return sum(1 for row in self.rows if row["output"] is not None)
+    spec: dict[str, Any]
+    chunks: list[dict[str, Any]]  # index, pieces, size
+    total_configs: int
+    plan_s: float
 
 
 def initial_for(scenario: Scenario) -> dict[str, Any]:
@@ -130,6 +146,7 @@ def initial_for(scenario: Scenario) -> dict[str, Any]:
         rate = scenario.target_tokens_per_s / scenario.output_len
     rates = [rate, 2 * rate] if rate else [10.0, 20.0]
     return {
+        "name": f"Serving sweep of {scenario.name}"[:200],
         "gpus": [scenario.catalog_gpu_id] if scenario.catalog_gpu_id else [],
         "nodes": ", ".join(str(n) for n in sorted({scenario.nodes, 2 * scenario.nodes})),
         "tp": ", ".join(str(t) for t in (1, 2, 4, 8) if t <= scenario.gpus_per_node) or "1",
@@ -137,42 +154,124 @@ def initial_for(scenario: Scenario) -> dict[str, Any]:
     }
 
 
-def _rank_key(row: dict[str, Any]) -> tuple[int, float]:
+def configuration_scenario(scenario: Scenario, gpu: Any, *, nodes: int, tp: int, rate: float) -> Scenario:
+    """An unsaved copy of `scenario` on `gpu` (scenario_on_gpu) with `nodes` nodes, TP `tp` (PP 1) serving
+    `rate` requests/s: the scenario a sweep row is the estimate of, and the one "Open as scenario" saves."""
+    copy = scenario_on_gpu(scenario, gpu)
+    copy.nodes, copy.tp, copy.pp = nodes, tp, 1
+    copy.requests_per_s, copy.target_tokens_per_s = rate, None
+    return copy
+
+
+def plan(*, scenario: Scenario, inputs: ServingSweepInputs) -> ServingPlan:
+    """The spec and chunks of a serving sweep: every configuration (GPU x nodes x TP x rate, in that order) with
+    its engine payload. SpecError at "scenario" for a scenario that does not serve a model."""
+    if scenario.workload_kind != WorkloadKind.INFERENCE:
+        raise SpecError.at("scenario", "serving sweeps are for inference scenarios")
+    started = perf_counter()
+    configs: list[dict[str, Any]] = []
+    for g, gpu in enumerate(inputs.gpus):
+        for nodes in inputs.nodes:
+            for tp in inputs.tp:
+                for rate in inputs.rates:
+                    copy = configuration_scenario(scenario, gpu, nodes=nodes, tp=tp, rate=rate)
+                    configs.append(
+                        {
+                            "gpu": g,
+                            "gpu_label": gpu.model,
+                            "nodes": nodes,
+                            "gpus": nodes * copy.gpus_per_node,
+                            "tp": tp,
+                            "requests_per_s": rate,
+                            "payload": adapters.scenario_payload(copy),
+                        }
+                    )
+    chunks = [
+        {
+            "index": i,
+            "pieces": configs[start : start + CHUNK_CONFIGS],
+            "size": len(configs[start : start + CHUNK_CONFIGS]),
+        }
+        for i, start in enumerate(range(0, len(configs), CHUNK_CONFIGS))
+    ]
+    spec = {
+        "kind": "serving",
+        "gpus": [{"label": gpu.model, "catalog_id": gpu.pk} for gpu in inputs.gpus],
+        "nodes": list(inputs.nodes),
+        "tp": list(inputs.tp),
+        "rates": list(inputs.rates),
+    }
+    return ServingPlan(spec, chunks, len(configs), perf_counter() - started)
+
+
+def _figures(output: dict[str, Any]) -> dict[str, Any]:
+    """What a row keeps of the engine's output: the inference section and whether the model fits (the serving
+    columns read only these, through the results page's own getters)."""
+    return {
+        "inference": output.get("inference"),
+        "memory": {"fits": (output.get("memory") or {}).get("fits")},
+    }
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    rows: list[dict[str, Any]]
+    evaluated: int  # configurations the engine evaluated (not refused)
+    meeting: int  # of those, configurations that meet the targets
+    evaluate_s: float
+
+
+def evaluate_chunk(pieces: list[dict[str, Any]], index: int) -> ChunkResult:
+    """Every configuration of one chunk through `estimate`; a refused one keeps the engine's reason."""
+    started = perf_counter()
+    rows = []
+    for i, config in enumerate(pieces):
+        row = {k: v for k, v in config.items() if k != "payload"}
+        row.update(chunk=index, row=i, output=None, problem=None)
+        try:
+            row["output"] = _figures(engine.estimate(config["payload"]))
+        except SpecError as err:
+            row["problem"] = "; ".join(p.message for p in err.problems)
+        rows.append(row)
+    evaluated = [r for r in rows if r["output"] is not None]
+    meeting = sum(1 for r in evaluated if (r["output"]["inference"] or {}).get("meets_target"))
+    return ChunkResult(rows, len(evaluated), meeting, perf_counter() - started)
+
+
+def chunk_summary(result: ChunkResult) -> dict[str, Any]:
+    return {"rows": result.rows, "evaluated": result.evaluated, "feasible": result.meeting}
+
+
+def _rank_key(row: dict[str, Any]) -> tuple[int, float, int, int]:
+    order = (row.get("chunk", 0), row.get("row", 0))
     output = row["output"]
     if output is None:
-        return (3, 0.0)
+        return (3, 0.0, *order)
     inference = output.get("inference") or {}
     cost = (inference.get("usd_per_million_tokens") or {}).get("own")
     meets = inference.get("meets_target")
     group = 0 if meets else (1 if meets is False and cost is not None else 2)
-    return (group, cost if cost is not None else math.inf)
+    return (group, cost if cost is not None else math.inf, *order)
 
 
-def sweep_serving(*, scenario: Scenario, inputs: ServingSweepInputs) -> ServingSweep:
-    """Every configuration evaluated by the engine, ranked (`_rank_key`)."""
-    if scenario.workload_kind != WorkloadKind.INFERENCE:
-        return ServingSweep(scenario, [], "Serving sweeps are for inference scenarios.")
-    rows = []
-    for gpu in inputs.gpus:
-        for nodes in inputs.nodes:
-            for tp in inputs.tp:
-                for rate in inputs.rates:
-                    copy = scenario_on_gpu(scenario, gpu)
-                    copy.nodes, copy.tp, copy.pp = nodes, tp, 1
-                    copy.requests_per_s, copy.target_tokens_per_s = rate, None
-                    row: dict[str, Any] = {
-                        "gpu_label": gpu.model,
-                        "gpu_id": gpu.pk,
-                        "nodes": nodes,
-                        "gpus": nodes * copy.gpus_per_node,
-                        "tp": tp,
-                        "requests_per_s": rate,
-                        "output": None,
-                        "problem": None,
-                    }
-                    try:
-                        row["output"] = engine.estimate(adapters.scenario_payload(copy))
-                    except SpecError as err:
-                        row["problem"] = "; ".join(p.message for p in err.problems)
-                    rows.append(row)
-    return ServingSweep(scenario, sorted(rows, key=_rank_key))
+def rank(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows meeting the targets first, cheapest per million output tokens (owned) first; then those that miss a
+    target, cheapest first; then rows without a cost; refused configurations last (ties in sweep order)."""
+    return sorted(rows, key=_rank_key)
+
+
+def merge(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any]:
+    """The run's result from its finished chunks' summaries: every row ranked, with counts."""
+    rows: list[dict[str, Any]] = []
+    for summary in summaries:
+        rows.extend((summary or {}).get("rows") or [])
+    ranked = rank(rows)
+    evaluated = sum(1 for r in ranked if r["output"] is not None)
+    meeting = sum(1 for r in ranked if r["output"] and (r["output"]["inference"] or {}).get("meets_target"))
+    return {
+        "kind": "serving",
+        "rows": ranked,
+        "configs": len(ranked),
+        "evaluated": evaluated,
+        "meeting": meeting,
+    }

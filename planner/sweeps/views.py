@@ -3,8 +3,6 @@ or redirect. Another user's sweep (or scenario) is a 404."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,10 +14,10 @@ from planner import ratelimit
 from planner import selectors as planner_selectors
 from planner.engine.inputs.errors import SpecError
 from planner.models import WorkloadKind
-from planner.reports import csv_exports, pdf
 from planner.reports import services as report_services
-from planner.sweeps import columns, selectors, services, serving
+from planner.sweeps import columns, selectors, services, serving, serving_services
 from planner.sweeps.forms import SweepForm
+from planner.sweeps.models import SweepKind
 
 
 class OpenRowForm(forms.Form):
@@ -38,6 +36,8 @@ def sweep_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def sweep_create(request: HttpRequest, scenario_pk: int) -> HttpResponse:
     scenario = planner_selectors.scenario_get(user=request.user, pk=scenario_pk)
+    if scenario.workload_kind == WorkloadKind.INFERENCE:
+        return redirect("sweeps:serving", scenario_pk=scenario.pk)
     form = SweepForm(request.POST or None, scenario=scenario)
     status = 400 if request.method == "POST" else 200
     if request.method == "POST" and form.is_valid():
@@ -58,34 +58,38 @@ def sweep_create(request: HttpRequest, scenario_pk: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
-@ratelimit.limited("evaluate", "sizings", methods=("GET",))
+@require_http_methods(["GET", "POST"])
 def serving_sweep(request: HttpRequest, scenario_pk: int) -> HttpResponse:
-    """An inference scenario swept over GPU models, node counts, TP and request rates (planner/sweeps/serving.py):
-    the form alone, or with `run=1` every configuration evaluated and ranked (400 with field messages when bad)."""
+    """An inference scenario's sweep over GPU models, node counts, TP and request rates (planner/sweeps/serving.py):
+    the form; a valid POST stores the sweep and queues it like a training sweep (serving_services), then shows
+    its page. An old link with the sweep in its query (`run=1`, when sweeps answered in the request) fills the
+    form from it without running anything."""
     scenario = planner_selectors.scenario_get(user=request.user, pk=scenario_pk)
     if scenario.workload_kind != WorkloadKind.INFERENCE:
         return redirect("sweeps:create", scenario_pk=scenario.pk)
-    ran = "run" in request.GET
-    form = serving.ServingSweepForm(request.GET if ran else None, scenario=scenario)
-    context: dict[str, Any] = {
-        "form": form,
-        "scenario": scenario,
-        "columns": columns.SERVING_SWEEP_COLUMNS,
-        "max_configs": serving.MAX_CONFIGS,
-    }
-    if not ran:
-        return render(request, "sweeps/serving_sweep.html", context)
-    if not form.is_valid():
-        return render(request, "sweeps/serving_sweep.html", context, status=400)
-    sweep = serving.sweep_serving(scenario=scenario, inputs=form.inputs())
-    if request.GET.get("format") == "csv":
-        lines = csv_exports.table_lines(columns.SERVING_SWEEP_COLUMNS, sweep.rows)
-        return csv_exports.csv_response(pdf._filename(f"{scenario.name}-serving-sweep", "csv"), lines)
-    query = request.GET.copy()
-    query["format"] = "csv"
-    context.update(sweep=sweep, csv_url=f"{request.path}?{query.urlencode()}")
-    return render(request, "sweeps/serving_sweep.html", context)
+    data = request.POST if request.method == "POST" else (request.GET if "run" in request.GET else None)
+    form = serving.ServingSweepForm(data, scenario=scenario)
+    status = 200
+    if data is not None and not form.is_valid():
+        status = 400
+    elif request.method == "POST":
+        try:
+            run = serving_services.serving_sweep_create(
+                owner=request.user, scenario=scenario, inputs=form.inputs()
+            )
+        except SpecError as err:
+            form.add_error(None, "; ".join(p.message for p in err.problems))
+            status = 400
+        except services.QueueUnavailable as err:
+            form.add_error(None, err.message)
+            status = 503
+        except services.SweepRefused as err:
+            form.add_error(err.field, err.message)
+            status = 400
+        else:
+            return redirect(run)
+    context = {"form": form, "scenario": scenario, "max_configs": serving.MAX_CONFIGS}
+    return render(request, "sweeps/serving_sweep.html", context, status=status)
 
 
 @login_required
@@ -96,6 +100,9 @@ def sweep_detail(request: HttpRequest, pk: int) -> HttpResponse:
     report_services.sweep_report_prerender(
         owner=request.user, run=run
     )  # a finished sweep's PDF, ahead of the click
+    if run.kind == SweepKind.SERVING:
+        context = {"page": page, "columns": columns.SERVING_SWEEP_COLUMNS}
+        return render(request, "sweeps/serving_sweep_detail.html", context)
     return render(request, "sweeps/sweep_detail.html", {"page": page, "columns": columns.TABLE_COLUMNS})
 
 
@@ -145,8 +152,13 @@ def sweep_open(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Pick a configuration from the tables to open it as a scenario.")
         return redirect(run)
+    opener = (
+        serving_services.serving_open_scenario
+        if run.kind == SweepKind.SERVING
+        else services.sweep_open_scenario
+    )
     try:
-        scenario = services.sweep_open_scenario(
+        scenario = opener(
             run=run, owner=request.user, chunk=form.cleaned_data["chunk"], row=form.cleaned_data["row"]
         )
     except SpecError as err:

@@ -1,6 +1,9 @@
-"""Serving sweeps: an inference scenario over GPU models x node counts x TP x request rates, each configuration the
-engine's own estimate of the scenario moved there; ranked by meeting the targets, then cost per million tokens;
-bad sweep input is a 400 with field messages; another user's scenario is a 404; the CSV has the same rows."""
+"""Serving sweeps, stored and run in the background like training sweeps: an inference scenario over GPU models x
+node counts x TP x request rates. The form stores a SweepRun (kind "serving") with its configurations in chunks;
+the chunk service (the Celery task's one call) fills rows that are the engine's own estimate of the scenario moved
+there; running it twice adds nothing; the page ranks the stored rows (meeting the targets first, then cost per
+million output tokens), the CSV and the PDF carry them, a row opens as a scenario; bad input is a 400 naming the
+field with nothing saved; another user's sweep or scenario is a 404."""
 
 from __future__ import annotations
 
@@ -10,16 +13,21 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
+from catalog.models import Gpu
 from planner import adapters
 from planner.engine import api as engine
-from planner.services import scenario_on_gpu
-from planner.sweeps import serving
-from planner.sweeps.columns import SERVING_SWEEP_COLUMNS
+from planner.models import Scenario
+from planner.reports import pdf
+from planner.sweeps import selectors, services, serving, serving_services
+from planner.sweeps.columns import SERVING_SWEEP_CSV_COLUMNS
+from planner.sweeps.models import SweepChunk, SweepKind, SweepRun, SweepStatus
 from tests.planner.conftest import load_catalog, make_scenario
 
 pytestmark = pytest.mark.django_db
 
 H100, B200 = "nvidia_h100_sxm5_80gb", "nvidia_b200_hgx"
+#: 2 GPU models x 1 node count x 3 TP x 2 rates.
+CONFIGS = 12
 
 
 @pytest.fixture
@@ -28,57 +36,183 @@ def serving_scenario(db, alice):
     return make_scenario(alice, "llama8b-serving", name="8B serving", max_tpot_s=0.02)
 
 
-def _query(**overrides) -> dict:
-    return {"run": "1", "gpus": [H100, B200], "nodes": "1", "tp": "1, 2, 3", "rates": "10, 40", **overrides}
+def _form(**overrides) -> dict:
+    return {
+        "name": "Which GPU serves 8B",
+        "gpus": [H100, B200],
+        "nodes": "1",
+        "tp": "1, 2, 3",
+        "rates": "10, 40",
+    } | overrides
 
 
-def test_each_row_is_the_engines_estimate_of_the_scenario_moved_there(client, alice, serving_scenario):
-    client.force_login(alice)
-    response = client.get(reverse("sweeps:serving", args=[serving_scenario.pk]), _query())
-    assert response.status_code == 200
-    sweep = response.context["sweep"]
-    assert len(sweep.rows) == 2 * 1 * 3 * 2
-    refused = [r for r in sweep.rows if r["output"] is None]
+def _post(client, scenario, **overrides):
+    return client.post(reverse("sweeps:serving", args=[scenario.pk]), _form(**overrides))
+
+
+def _run_all(run: SweepRun) -> list[str]:
+    return [services.sweep_chunk_run(run_id=run.pk, index=i).state for i in range(run.chunks_total)]
+
+
+@pytest.fixture
+def created(alice_client, serving_scenario) -> SweepRun:
+    """A serving sweep created through the page (its on_commit enqueue never fires in a test transaction)."""
+    response = _post(alice_client, serving_scenario)
+    run = SweepRun.objects.get()
+    assert response.status_code == 302 and response["Location"] == run.get_absolute_url()
+    return run
+
+
+@pytest.fixture
+def done(created) -> SweepRun:
+    _run_all(created)
+    created.refresh_from_db()
+    return created
+
+
+def _expected(scenario: Scenario, row: dict) -> dict:
+    """The engine's estimate of `scenario` moved to the row's GPU, node count, TP and rate (as "Clone on another
+    GPU" does), computed here from the scenario, not from anything the sweep stored."""
+    copy = serving.configuration_scenario(
+        scenario,
+        Gpu.objects.get(pk=row["gpu_id"]),
+        nodes=row["nodes"],
+        tp=row["tp"],
+        rate=row["requests_per_s"],
+    )
+    return engine.estimate(adapters.scenario_payload(copy))
+
+
+def test_the_form_stores_the_sweep_with_its_configurations_and_runs_nothing_yet(created):
+    run = created
+    assert run.kind == SweepKind.SERVING and run.status == SweepStatus.PENDING and run.result is None
+    assert run.name == "Which GPU serves 8B" and run.total_configs == CONFIGS
+    chunks = list(SweepChunk.objects.filter(run=run).order_by("index"))
+    assert len(chunks) == run.chunks_total == -(-CONFIGS // serving.CHUNK_CONFIGS)
+    configs = [c for chunk in chunks for c in chunk.pieces]
+    ids = [run.spec["gpus"][c["gpu"]]["catalog_id"] for c in configs]
+    assert sorted(
+        zip(ids, [c["tp"] for c in configs], [c["requests_per_s"] for c in configs], strict=True)
+    ) == sorted((g, tp, rate) for g in (H100, B200) for tp in (1, 2, 3) for rate in (10.0, 40.0))
+    assert all(c["nodes"] == 1 and c["payload"]["workload"]["kind"] == "inference" for c in configs)
+    assert run.spec["rates"] == [10.0, 40.0] and run.spec["tp"] == [1, 2, 3]
+
+
+def test_each_stored_row_is_the_engines_estimate_of_that_configuration(done, serving_scenario):
+    assert done.status == SweepStatus.DONE and done.chunks_done == done.chunks_total
+    rows = done.result["rows"]
+    assert len(rows) == CONFIGS == done.enumerated_configs
+    refused = [r for r in rows if r["output"] is None]
     assert {r["tp"] for r in refused} == {3} and all(
         r["problem"] for r in refused
     )  # 3 does not divide 8 GPUs
-    row = next(r for r in sweep.rows if r["gpu_id"] == B200 and r["tp"] == 2 and r["requests_per_s"] == 40)
-    copy = scenario_on_gpu(
-        serving_scenario, next(g for g in response.context["form"].cleaned_data["gpus"] if g.pk == B200)
+    assert done.evaluated_configs == CONFIGS - len(refused) == done.result["evaluated"]
+    for row in rows:
+        if row["output"] is None:
+            continue
+        row["gpu_id"] = done.spec["gpus"][row["gpu"]]["catalog_id"]
+        expected = _expected(serving_scenario, row)
+        assert row["output"]["inference"] == expected["inference"], (row["gpu_label"], row["tp"])
+        assert row["output"]["memory"]["fits"] == expected["memory"]["fits"]
+    assert (
+        done.feasible_configs
+        == done.result["meeting"]
+        == sum(1 for r in rows if r["output"] and r["output"]["inference"]["meets_target"])
     )
-    copy.tp, copy.requests_per_s = 2, 40
-    expected = engine.estimate(adapters.scenario_payload(copy))["inference"]
-    assert row["output"]["inference"]["ttft_s_p90"] == pytest.approx(expected["ttft_s_p90"])
-    assert row["output"]["inference"]["usd_per_million_tokens"] == pytest.approx(
-        expected["usd_per_million_tokens"]
-    )
-    html = response.content.decode()
-    assert 'data-testid="serving-sweep-table"' in html and "Meets the targets" in html
-    assert "Time per output token, p90" in html
 
 
-def test_rows_meeting_the_targets_come_first_cheapest_first(client, alice, serving_scenario):
-    client.force_login(alice)
-    sweep = client.get(reverse("sweeps:serving", args=[serving_scenario.pk]), _query()).context["sweep"]
-    verdicts = [r["output"]["inference"]["meets_target"] if r["output"] else None for r in sweep.rows]
-    met = [r for r in sweep.rows if r["output"] and r["output"]["inference"]["meets_target"]]
+def test_rows_meeting_the_targets_come_first_cheapest_first_refused_last(done):
+    rows = done.result["rows"]
+    verdicts = [r["output"]["inference"]["meets_target"] if r["output"] else None for r in rows]
+    met = [r for r in rows if r["output"] and r["output"]["inference"]["meets_target"]]
     assert met and verdicts[: len(met)] == [True] * len(met)
     costs = [r["output"]["inference"]["usd_per_million_tokens"]["own"] for r in met]
     assert costs == sorted(costs)
-    assert verdicts[-1] is None  # the refused configurations last
+    assert verdicts[-1] is None
 
 
-def test_the_csv_has_the_same_rows_with_raw_values(client, alice, serving_scenario):
-    client.force_login(alice)
-    url = reverse("sweeps:serving", args=[serving_scenario.pk])
-    sweep = client.get(url, _query()).context["sweep"]
-    response = client.get(url, _query(format="csv"))
+def test_running_the_chunks_again_adds_no_row(done):
+    before = (done.result, done.chunks_done, done.enumerated_configs, done.evaluated_configs)
+    assert set(_run_all(done)) == {"skipped"}
+    assert services.sweep_chunk_run(run_id=done.pk, index=0, takeover=True).state == "skipped"
+    done.refresh_from_db()
+    assert (done.result, done.chunks_done, done.enumerated_configs, done.evaluated_configs) == before
+    assert len(selectors.serving_sweep_rows(run=done)) == CONFIGS
+
+
+def test_the_whole_flow_runs_on_the_celery_tasks_eagerly_and_twice_is_harmless(
+    alice_client, serving_scenario, eager, django_capture_on_commit_callbacks
+):
+    from planner.sweeps.tasks import sweep_fan_out
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _post(alice_client, serving_scenario)
+    run = SweepRun.objects.get()
+    assert response.status_code == 302
+    run.refresh_from_db()
+    assert run.status == SweepStatus.DONE and len(run.result["rows"]) == CONFIGS
+    assert sweep_fan_out.apply(args=[run.pk]).get() == 0  # nothing left to queue
+    run.refresh_from_db()
+    assert len(run.result["rows"]) == CONFIGS and run.chunks_done == run.chunks_total
+    status = alice_client.get(reverse("sweeps:status", args=[run.pk])).json()
+    assert status["percent"] == 100.0 and status["active"] is False
+
+
+def test_the_page_shows_progress_then_the_ranked_rows(alice_client, created):
+    html = alice_client.get(created.get_absolute_url()).content.decode()
+    assert 'id="sweep-progress"' in html and "Waiting for a Celery worker" in html
+    assert 'data-testid="serving-sweep-table"' not in html
+    _run_all(created)
+    response = alice_client.get(created.get_absolute_url())
+    html = response.content.decode()
+    assert response.status_code == 200 and 'data-testid="serving-sweep-table"' in html
+    assert "Time to first token, p50" in html and "Time per output token, p99" in html
+    assert "Cost per million output tokens, rented" in html and "Refused:" in html
+    assert reverse("reports:sweep_csv", args=[created.pk]) in html
+    listing = alice_client.get(reverse("sweeps:list")).content.decode()
+    assert created.name in listing and "Serving" in listing
+
+
+def test_the_csv_has_every_stored_row_with_raw_values(alice_client, done):
+    response = alice_client.get(reverse("reports:sweep_csv", args=[done.pk]))
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     frame = pd.read_csv(io.BytesIO(b"".join(response.streaming_content)))
-    assert list(frame.columns) == [c.raw_header for c in SERVING_SWEEP_COLUMNS]
-    assert len(frame) == len(sweep.rows)
-    first = sweep.rows[0]["output"]["inference"]
-    assert frame.iloc[0]["Time to first token, p90 (s)"] == pytest.approx(first["ttft_s_p90"])
+    assert list(frame.columns) == [c.raw_header for c in SERVING_SWEEP_CSV_COLUMNS]
+    rows = done.result["rows"]
+    assert len(frame) == len(rows)
+    first = rows[0]["output"]["inference"]
+    assert frame.iloc[0]["Time to first token, p99 (s)"] == pytest.approx(first["ttft_s_p99"])
+    assert frame.iloc[0]["Cost per million output tokens, owned (USD)"] == pytest.approx(
+        first["usd_per_million_tokens"]["own"]
+    )
+    assert frame["Refused by the engine"].notna().sum() == sum(1 for r in rows if r["output"] is None)
+
+
+def test_the_pdf_lists_the_best_rows(done):
+    document = pdf.serving_sweep_document(run=done)
+    assert document["rows"][0] == done.result["rows"][0]
+    rendered = pdf.sweep_pdf(run=done)
+    assert rendered.content.startswith(b"%PDF")
+
+
+def test_a_row_opens_as_a_scenario_with_the_rows_figures(alice_client, alice, done):
+    row = done.result["rows"][0]
+    response = alice_client.post(
+        reverse("sweeps:open", args=[done.pk]), {"chunk": row["chunk"], "row": row["row"]}
+    )
+    scenario = Scenario.objects.exclude(pk=done.scenario_id).get()
+    assert response.status_code == 302 and response["Location"] == scenario.get_absolute_url()
+    assert (scenario.nodes, scenario.tp, scenario.requests_per_s) == (
+        row["nodes"],
+        row["tp"],
+        row["requests_per_s"],
+    )
+    assert scenario.latest_result.output["inference"] == row["output"]["inference"]
+    refused = next(r for r in done.result["rows"] if r["output"] is None)
+    with pytest.raises(services.SweepRefused):
+        serving_services.serving_open_scenario(
+            run=done, owner=alice, chunk=refused["chunk"], row=refused["row"]
+        )
 
 
 BAD_SWEEPS = [
@@ -86,36 +220,73 @@ BAD_SWEEPS = [
     ("rate zero", {"rates": "0, 10"}, "rates", "above 0"),
     ("rate a word", {"rates": "many"}, "rates", "numbers"),
     ("rate huge", {"rates": "1e12"}, "rates", "at most"),
+    ("rate not a number", {"rates": "nan"}, "rates", "above 0"),
     ("TP a word", {"tp": "eight"}, "tp", "whole numbers"),
+    ("TP zero", {"tp": "0"}, "tp", "between"),
+    ("nodes a word", {"nodes": "lots"}, "nodes", "not a node count"),
+    ("unknown GPU", {"gpus": ["no_such_gpu"]}, "gpus", "valid choice"),
     ("too many configurations", {"nodes": "1-40", "tp": "1, 2, 4, 8"}, "rates", "at most 256"),
 ]
 
 
 @pytest.mark.parametrize(("case", "overrides", "field", "words"), BAD_SWEEPS, ids=[c[0] for c in BAD_SWEEPS])
-def test_bad_sweep_input_is_a_400_with_a_field_message(
-    client, alice, serving_scenario, case, overrides, field, words
+def test_bad_sweep_input_is_a_400_naming_the_field_and_nothing_is_saved(
+    alice_client, serving_scenario, case, overrides, field, words
 ):
-    client.force_login(alice)
-    response = client.get(reverse("sweeps:serving", args=[serving_scenario.pk]), _query(**overrides))
+    response = _post(alice_client, serving_scenario, **overrides)
     assert response.status_code == 400, case
     errors = response.context["form"].errors
     assert words in " ".join(errors[field]), (case, errors.as_json())
-    assert "sweep" not in response.context
+    assert not SweepRun.objects.exists() and not SweepChunk.objects.exists()
 
 
-def test_another_users_scenario_is_a_404_and_a_training_scenario_goes_to_the_training_sweep(
-    client, alice, bob, serving_scenario
+def test_an_old_link_with_the_sweep_in_its_query_fills_the_form_and_stores_nothing(
+    alice_client, serving_scenario
 ):
+    url = reverse("sweeps:serving", args=[serving_scenario.pk])
+    response = alice_client.get(url, {"run": "1", **_form(rates="5, 15")})
+    assert response.status_code == 200 and response.context["form"].cleaned_data["rates"] == [5.0, 15.0]
+    assert 'method="post"' in response.content.decode()
+    assert alice_client.get(url, {"run": "1", **_form(rates="0")}).status_code == 400
+    assert not SweepRun.objects.exists()
+
+
+def test_another_users_sweep_or_scenario_is_a_404(client, alice, bob, serving_scenario, done):
     client.force_login(bob)
-    assert client.get(reverse("sweeps:serving", args=[serving_scenario.pk]), _query()).status_code == 404
-    client.force_login(alice)
+    assert client.get(reverse("sweeps:serving", args=[serving_scenario.pk])).status_code == 404
+    assert _post(client, serving_scenario).status_code == 404
+    for method, url in (
+        ("get", done.get_absolute_url()),
+        ("get", reverse("sweeps:status", args=[done.pk])),
+        ("get", reverse("reports:sweep_csv", args=[done.pk])),
+        ("post", reverse("sweeps:open", args=[done.pk])),
+        ("post", reverse("sweeps:cancel", args=[done.pk])),
+    ):
+        assert getattr(client, method)(url).status_code == 404, url
+    assert SweepRun.objects.filter(owner=bob).count() == 0 and Scenario.objects.filter(owner=bob).count() == 0
+
+
+def test_each_kind_of_scenario_reaches_its_own_sweep(alice_client, alice, serving_scenario):
     training = make_scenario(alice)
-    response = client.get(reverse("sweeps:serving", args=[training.pk]))
+    response = alice_client.get(reverse("sweeps:serving", args=[training.pk]))
     assert response.status_code == 302 and response["Location"] == reverse(
         "sweeps:create", args=[training.pk]
     )
-    page = client.get(serving_scenario.get_absolute_url()).content.decode()
+    response = alice_client.get(reverse("sweeps:create", args=[serving_scenario.pk]))
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "sweeps:serving", args=[serving_scenario.pk]
+    )
+    page = alice_client.get(serving_scenario.get_absolute_url()).content.decode()
     assert reverse("sweeps:serving", args=[serving_scenario.pk]) in page
+
+
+def test_the_service_refuses_what_the_form_would_refuse(alice, serving_scenario):
+    gpus = list(Gpu.objects.filter(pk__in=[H100, B200]))
+    too_many = serving.ServingSweepInputs(gpus, list(range(1, 34)), [1, 2, 4, 8], [10.0])  # 264 > 256
+    with pytest.raises(services.SweepRefused) as refused:
+        serving_services.serving_sweep_create(owner=alice, scenario=serving_scenario, inputs=too_many)
+    assert refused.value.field == "rates" and "256" in refused.value.message
+    assert not SweepRun.objects.exists()
 
 
 def test_the_form_starts_around_the_scenario(serving_scenario):
