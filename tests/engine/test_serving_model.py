@@ -216,6 +216,44 @@ def test_attention_dp_balance_holds_a_prompt_until_every_rank_has_one_within_its
     assert float(capped.ttft_s[99.0][0] - base.ttft_s[99.0][0]) <= 2 * step_s + 1e-9
 
 
+def test_attention_dp_batching_wait_adds_its_iterations_to_a_filled_group_only():
+    kw = {"model": DEEPSEEK, "gpu": B200, "precision": "fp4", "lin": 800, "lout": 1000}
+    lay = ServingLayout(8, ep=8, dp_attention=True)
+    plain = deploy(layout=lay, **kw)
+    # a long timeout: every group of dp requests fills in time, so each waits batching_wait_iters steps more
+    filled = replace(plain, engine=EngineSettings(adp_balance_timeout_iters=10_000))
+    batched = replace(
+        plain, engine=EngineSettings(adp_balance_timeout_iters=10_000, adp_batching_wait_iters=5)
+    )
+    rate = Rate(4.0)
+    a, b = evaluate(filled, rate).state, evaluate(batched, rate).state
+    extra_s = float(b.ttft_mean_s[0] - a.ttft_mean_s[0])
+    assert extra_s == pytest.approx(5 * float(b.step_s[0]), rel=0.05)
+    # a timeout shorter than the wait for the group: released at the timeout, no batching wait on top
+    timed = replace(plain, engine=EngineSettings(adp_balance_timeout_iters=2))
+    timed_batched = replace(
+        plain, engine=EngineSettings(adp_balance_timeout_iters=2, adp_batching_wait_iters=5)
+    )
+    c, e = evaluate(timed, rate).state, evaluate(timed_batched, rate).state
+    assert float(e.ttft_s[50.0][0]) == pytest.approx(float(c.ttft_s[50.0][0]), rel=0.05)
+    assert (
+        float(e.ttft_s[50.0][0] - evaluate(plain, rate).state.ttft_s[50.0][0])
+        <= 2 * float(e.step_s[0]) * 1.05
+    )
+
+
+def test_batch_equilibration_lowers_the_busiest_rank_penalty_of_a_colocated_step():
+    d = deploy(
+        model=DEEPSEEK, gpu=H200, layout=ServingLayout(8, ep=8, dp_attention=True), lin=1024, lout=1024
+    )
+    running = np.asarray([2048.0])
+    context_wait = float(prepare(d).model._decode_cycle(running)[0])
+    batched = replace(d, engine=EngineSettings(adp_balance_timeout_iters=50, adp_batching_wait_iters=10))
+    equilibrated = float(prepare(batched).model._decode_cycle(running)[0])
+    pool = float(prepare(d).model._decode_cycle(running, colocated=False)[0])
+    assert pool < equilibrated < context_wait
+
+
 def test_a_colocated_attention_dp_step_waits_for_its_busiest_rank_a_decode_pool_does_not():
     d = deploy(
         model=DEEPSEEK, gpu=H200, layout=ServingLayout(8, ep=8, dp_attention=True), lin=1024, lout=1024

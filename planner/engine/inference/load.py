@@ -112,6 +112,7 @@ class LoadModel:
         overlap_scheduling: bool = False,
         scheduler_steps: int = 1,
         adp_balance_timeout_iters: int | None = None,
+        adp_batching_wait_iters: int = 0,
         prefill_only: bool = False,
         decode_only: bool = False,
     ) -> None:
@@ -119,10 +120,12 @@ class LoadModel:
         vLLM's async scheduling); `scheduler_steps`: vLLM multi-step scheduling; `prefill_only`: a disaggregated
         prefill pool (prompts only; the first token then leaves); `decode_only`: a decode pool (requests arrive with
         their KV cache, no prompt tokens in its steps); `adp_balance_timeout_iters`: TensorRT-LLM's attention-DP
-        balance holds a context request until every rank has one, at most that many iterations (_ttft_parts)."""
+        balance holds a context request until every rank has one, at most that many iterations, and
+        `adp_batching_wait_iters` more once every rank has one (_adp_wait)."""
         self.rep, self.wl = rep, wl
         self.colocated = not (prefill_only or decode_only)
         self.adp_timeout_iters = adp_balance_timeout_iters
+        self.adp_batching_iters = max(0, adp_batching_wait_iters)
         self.scheduler_steps = max(1, scheduler_steps)
         hidden = overlap_scheduling
         self.overhead = 0.0 if hidden else eff.STEP_OVERHEAD_S / self.scheduler_steps
@@ -256,8 +259,10 @@ class LoadModel:
     def _mean_ttft_s(self, x: np.ndarray, t: np.ndarray, open_loop: bool = True) -> np.ndarray:
         """Mean TTFT from the same components as the sampled one, without sampling (closed-loop solve)."""
         parts = self._ttft_parts(x, t, open_loop)
-        a, cap = parts["adp_span"], parts["adp_cap"]
-        adp_mean = np.where(a <= cap, 0.5 * a, cap - cap**2 / (2.0 * np.maximum(a, 1e-30)))
+        a, cap, extra = parts["adp_span"], parts["adp_cap"], parts["adp_batching"]
+        # share of requests whose group of dp fills before the timeout
+        synced = np.where(a > cap, cap / np.maximum(a, 1e-30), 1.0)
+        adp_mean = 0.5 * a * synced**2 + extra * synced + cap * (1.0 - synced)
         return (
             parts["busy"] * 0.5 * self.scheduler_steps * t + parts["wait_mean"] + parts["own_mean"] + adp_mean
         )
@@ -293,10 +298,11 @@ class LoadModel:
         lq = rho_s ** np.sqrt(2.0 * (c + 1.0)) / (1.0 - rho_s)
         wait_s = np.where((rate > 0) & open_loop, lq / np.maximum(rate, 1e-30), 0.0)
         extra = 0.0 if rep.extra_ttft_s is None else _col(rep.extra_ttft_s, x)
-        adp_span, adp_cap = self._adp_wait(x, t, rate)
+        adp_span, adp_cap, adp_batching = self._adp_wait(x, t, rate)
         return {
             "adp_span": adp_span,
             "adp_cap": adp_cap,
+            "adp_batching": adp_batching,
             "busy": busy,
             "left": left,
             "rho_p": rho_p,
@@ -308,18 +314,24 @@ class LoadModel:
             "extra": extra + 0.0 * x,
         }
 
-    def _adp_wait(self, x: np.ndarray, t: np.ndarray, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _adp_wait(
+        self, x: np.ndarray, t: np.ndarray, rate: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """TensorRT-LLM attention-DP balance (attention_dp_config enable_balance; ADP balance blog, NVIDIA/TensorRT-LLM
         docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md): a context request is held until every one of
         the dp ranks has one, at most timeout_iters iterations. Requests reach the ranks in turn, so a request waits
         for the rest of its group of dp arrivals: uniform over [0, (dp - 1) / rate], capped at timeout_iters steps.
-        Returns (span of that uniform, cap), zero when the engine does not wait."""
+        When the group fills in time the contexts wait batching_wait_iters more iterations (batch equilibration); a
+        timed-out group is released at once (PyExecutor._balance_adp_requests: the batching counter runs only while
+        every rank holds a context, the timeout releases without it). Returns (span of that uniform, cap, batching
+        wait), zero when the engine does not wait."""
         zero = np.zeros_like(x)
         if self.adp_timeout_iters is None or not self.colocated or self.new_in <= 0:
-            return zero, zero
+            return zero, zero, zero
         dp = _col(self.rep.coef.dp, x)
-        span = np.where((dp > 1) & (rate > 0), (dp - 1.0) / np.maximum(rate, 1e-30), 0.0)
-        return span, self.adp_timeout_iters * t + zero
+        waits = (dp > 1) & (rate > 0)
+        span = np.where(waits, (dp - 1.0) / np.maximum(rate, 1e-30), 0.0)
+        return span, self.adp_timeout_iters * t + zero, np.where(waits, self.adp_batching_iters * t, 0.0)
 
     def state(
         self,
@@ -349,7 +361,9 @@ class LoadModel:
         p_s = parts["p_wait_s"][e]
         wait_s = np.where(u[6] < p_s, (parts["wait_s"][e] / np.maximum(p_s, 1e-30)) * exponential, 0.0)
         own = self._own_prefill_s(x, d, parts, in_new)
-        adp = np.minimum(self.adp_uniform[:draws] * parts["adp_span"][e], parts["adp_cap"][e])
+        held = self.adp_uniform[:draws] * parts["adp_span"][e]
+        cap = parts["adp_cap"][e]
+        adp = np.where(held < cap, held + parts["adp_batching"][e], cap)
         ttft = (
             residual + wait_p + wait_s + own + adp + parts["extra"][e] + _as(closed_loop_extra_wait_s, x)[e]
         )

@@ -116,6 +116,10 @@ PCIE_COLLECTIVE_LATENCY_S = 30e-6
 #: context wait (enable_balance, timeout_iters 50), 87.70% with batching_wait_iters 10 as well. Serving engines'
 #: recommended attention-DP settings balance the context phase, so the planning figure is the context-wait one.
 ATTENTION_DP_BALANCE_RATIO = 0.8433
+#: The same with batch equilibration as well (attention_dp_config batching_wait_iters > 0: once every rank holds a
+#: context request, ranks wait that many more iterations to accumulate contexts): 87.70% in the same blog
+#: (timeout_iters 50 + batching_wait_iters 10, "full strategy").
+ATTENTION_DP_BALANCE_RATIO_BATCHING = 0.8770
 #: KV cache transfer between a prefill and a decode pool: achieved fraction of the fabric's line rate (Mooncake +
 #: vLLM P/D: 142.25 GB/s of 200 GB/s, 71%).
 KV_TRANSFER_FRACTION = 0.71
@@ -173,7 +177,7 @@ RDMA_COLLECTIVE_LATENCY_S = 135e-6
 #: throughput T reads [low x T, high x T].
 THROUGHPUT_RANGE = (0.57, 1.24)
 #: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
-LATENCY_RANGE = (0.75, 3.66)
+LATENCY_RANGE = (0.75, 3.67)
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
@@ -262,6 +266,11 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "value": ATTENTION_DP_BALANCE_RATIO,
             "unit": "mean tokens per attention-DP rank / busiest rank's, colocated steps",
             "source": "TensorRT-LLM ADP balance blog (tech_blog10): 84.33% with the context wait, DeepSeek-V3 DP8 GB200",
+        },
+        "serving.attention_dp_balance_ratio_batching": {
+            "value": ATTENTION_DP_BALANCE_RATIO_BATCHING,
+            "unit": "mean tokens per attention-DP rank / busiest rank's, colocated steps, batching_wait_iters > 0",
+            "source": "TensorRT-LLM ADP balance blog (tech_blog10): 87.70% with context wait and batch equilibration",
         },
         "serving.kv_transfer_fraction": {
             "value": KV_TRANSFER_FRACTION,

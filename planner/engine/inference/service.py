@@ -44,6 +44,9 @@ class EngineSettings:
     #: TensorRT-LLM attention_dp_config with enable_balance: a context request waits until every attention-DP rank
     #: has one, at most this many iterations (timeout_iters); None when the engine does not wait
     adp_balance_timeout_iters: int | None = None
+    #: attention_dp_config batching_wait_iters: once every rank holds a context request, the contexts wait this many
+    #: more iterations (batch equilibration; the busiest rank's share falls to rates.ATTENTION_DP_BALANCE_RATIO_BATCHING)
+    adp_batching_wait_iters: int = 0
 
     def limits(self, hw: ServingHardware) -> tuple[int, int]:
         running, tokens = eff.engine_defaults(hw.hbm_gib, hw.name)
@@ -123,6 +126,7 @@ class Prepared:
             overlap_scheduling=self.engine.overlap_scheduling,
             scheduler_steps=self.engine.scheduler_steps,
             adp_balance_timeout_iters=self.engine.adp_balance_timeout_iters,
+            adp_batching_wait_iters=self.engine.adp_batching_wait_iters,
             prefill_only=prefill,
             decode_only=not prefill,
         )
@@ -143,6 +147,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
     w_bpv, kv_bpv = BYTES_PER_VALUE[d.weight_precision], BYTES_PER_VALUE[d.kv_precision]
     dense_bpv = BYTES_PER_VALUE[d.dense_weight_precision or d.weight_precision]
     running, tokens = d.engine.limits(hw)
+    batching = d.engine.adp_batching_wait_iters > 0
     memories, limits = [], []
     for lay in lays:
         mem = replica_memory(
@@ -171,6 +176,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
         kv_bpv=kv_bpv,
         dense_weight_bpv=dense_bpv,
         comm_overlap=d.engine.two_batch_overlap,
+        adp_balance_ratio=eff.ATTENTION_DP_BALANCE_RATIO_BATCHING if batching else None,
     )
     reps = Replicas.of(coef, limits, extra_ttft_s)
     model = LoadModel(
@@ -179,6 +185,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
         overlap_scheduling=d.engine.overlap_scheduling,
         scheduler_steps=d.engine.scheduler_steps,
         adp_balance_timeout_iters=d.engine.adp_balance_timeout_iters,
+        adp_batching_wait_iters=d.engine.adp_batching_wait_iters,
     )
     return Prepared(shape, hw, tuple(lays), tuple(memories), coef, reps, model, d.engine)
 

@@ -122,10 +122,13 @@ def step_coefficients(
     kv_bpv: float,
     dense_weight_bpv: float | None = None,
     comm_overlap: bool = False,
+    adp_balance_ratio: float | None = None,
 ) -> StepCoefficients:
     """The step model's coefficients for each layout (module docstring). `dense_weight_bpv` is the bytes per
     value of the non-expert weights when they are stored apart from the experts' format; `comm_overlap` hides a
-    stage's collectives behind its compute (two-batch overlap, SGLang/DeepEP)."""
+    stage's collectives behind its compute (two-batch overlap, SGLang/DeepEP); `adp_balance_ratio` is the mean over
+    colocated iterations of mean / busiest attention-DP rank's tokens (default rates.ATTENTION_DP_BALANCE_RATIO)."""
+    balance = eff.ATTENTION_DP_BALANCE_RATIO if adp_balance_ratio is None else adp_balance_ratio
     bw = hw.hbm_bandwidth_bytes_per_s
     dense_bpv = weight_bpv if dense_weight_bpv is None else dense_weight_bpv
     ceiling = hw.matmul_ceiling_ratio
@@ -181,7 +184,7 @@ def step_coefficients(
         pp_bandwidth, pp_latency = _link(hw, tp * pp)
         cols["handoff_fixed_s"].append((pp - 1) * pp_latency)
         cols["handoff_s_per_token"].append((pp - 1) * shape.hidden * ACTIVATION_BYTES / pp_bandwidth)
-        cols["dp_imbalance"].append(1.0 / eff.ATTENTION_DP_BALANCE_RATIO if dp > 1 else 1.0)
+        cols["dp_imbalance"].append(1.0 / balance if dp > 1 else 1.0)
     arrays = {k: np.asarray(v, dtype=float) for k, v in cols.items()}
     return StepCoefficients(**arrays, experts=float(shape.experts), top_k=float(shape.top_k))
 
