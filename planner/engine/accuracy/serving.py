@@ -22,7 +22,8 @@ before any fitting (never tuned):
   openshift-psap/performance-dashboard mlperf-data/summaries/deepseek-r1.csv (4,388 rows; its output column's mean,
   4,043.45, is the reference mean-output-tok-len MLCommons' README prints, so the file is that dataset);
 * cnn_dailymail (MLPerf Llama-3.1-8B summarisation): 900.
-Output lengths of MLPerf rows are the measured means of the run (tokens/s / samples/s).
+Output lengths of MLPerf rows are the measured means of the run (tokens/s / samples/s); their spread is the
+coefficient of variation of the dataset's reference outputs (DATASET_OUTPUT_CV), as a lognormal around that mean.
 
 Metrics: throughput (output tokens/s per GPU at saturation or at the offered concurrency, input tokens/s per GPU
 of a prefill pool, requests/s) and latency (TTFT and TPOT at p50 under the published request rate; NIM's
@@ -135,6 +136,43 @@ def _gpu(gpu_id: str) -> GpuSpec:
     return spec
 
 
+#: Output-length spread (coefficient of variation of the tokens per response) of the MLPerf datasets, from the
+#: per-sample token counts of MLCommons' own dataset files as extracted in openshift-psap/performance-dashboard
+#: (mlperf-data/summaries/*.csv at commits 7cd1065 and 67033ba: tok_ref_output_len, tok_output_length for
+#: OpenOrca), statistics computed from those files.
+#: * deepseek_r1_mix: 4,388 DeepSeek-R1 reference outputs capped at MLPerf's 20,000-token limit: mean 3,886
+#:   (= the reference README's "mean-output-tok-len" 3886.2), sd 4,329, p50 2,192, p90 9,471, 83 at the cap;
+#: * openorca: 24,576 GPT-4 reference answers in Llama-2 tokens: mean 219, sd 172, p90 449 (Llama-2-70B's own
+#:   answers average 294, language/llama2-70b/README.md "Tokens per sample"; their spread is taken as the
+#:   reference's);
+#: * mixtral_mix: 15,000 reference outputs: mean 145 (the runs measure 144-146), sd 113, p90 279;
+#: * llama405b_mix: 8,313 reference outputs: mean 685 (runs 646-656), sd 261, p90 974;
+#: * cnn_dailymail: 13,368 reference summaries, tokens estimated there as characters / 4: mean 82, sd 37.
+#: Prompt and output lengths are taken as independent (their correlation in these files is -0.34 to +0.29).
+DATASET_OUTPUT_CV: dict[str, float] = {
+    "deepseek_r1_mix": 1.11,
+    "openorca": 0.79,
+    "mixtral_mix": 0.78,
+    "llama405b_mix": 0.38,
+    "cnn_dailymail": 0.45,
+}
+
+
+def _dataset(case: dict[str, str]) -> str:
+    """The MLPerf dataset a case's lengths come from, `estimate:<dataset>` or `dataset:<dataset>` in `input_basis`
+    ("" when the lengths are published per run)."""
+    kind, _, dataset = case["input_basis"].partition(":")
+    return dataset if kind in ("estimate", "dataset") else ""
+
+
+def _output_lengths(case: dict[str, str]) -> Lengths:
+    """A case's output lengths: the measured mean, spread as its dataset's reference outputs (lognormal)."""
+    cv = DATASET_OUTPUT_CV.get(_dataset(case))
+    if cv is None:
+        return Lengths(float(case["output_len"]))
+    return Lengths(float(case["output_len"]), "lognormal", cv)
+
+
 def _speculation(cell: str) -> Speculation | None:
     """ "mtp:<draft passes>:<acceptance length>" (the published mean accepted tokens per step)."""
     if not cell:
@@ -168,7 +206,7 @@ def deployment_for(case: dict[str, str]) -> Deployment:
     max_running, max_tokens = _limits(case)
     workload = Workload(
         input=Lengths(float(case["input_len"]), case["input_distribution"], float(case["input_cv"] or 0.0)),
-        output=Lengths(float(case["output_len"])),
+        output=_output_lengths(case),
         **({"speculation": spec} if spec else {}),
     )
     return Deployment(
@@ -265,6 +303,9 @@ def evaluate_cases(cases: list[dict[str, str]] | None = None) -> tuple[ServingCa
             for x in (
                 f"input {case['input_len']} tokens ({case['input_basis']})"
                 if case["input_basis"] != "published"
+                else "",
+                f"output lognormal cv {DATASET_OUTPUT_CV[_dataset(case)]} ({_dataset(case)} reference outputs)"
+                if _dataset(case) in DATASET_OUTPUT_CV
                 else "",
                 case["notes"],
             )

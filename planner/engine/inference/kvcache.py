@@ -5,7 +5,9 @@ GPU's memory; weights and the peak activation workspace of one step come first a
 of `kv_block_tokens` tokens. A request holds ceil(context / block) blocks, so on average half a block is wasted
 per request (the paper's "under 4%" internal fragmentation). The running-request limit is the smaller of the
 engine's `max_running_requests` (vLLM max_num_seqs, TensorRT-LLM max_batch_size; per attention-DP rank) and the
-requests whose blocks fit at their average context while running, input + output / 2.
+requests whose blocks fit at their average context while running: input + output / 2 for fixed lengths, input +
+(1 + cv²) · output / 2 with an output-length spread (running requests are length-biased,
+`workload.Workload.mean_context_tokens`).
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ fixed Monte-Carlo sample of requests. Vectorised over layouts and loads; determi
 Fluid state. Let x be the requests that arrive per engine step (x = rate · step time). In steady state every step
 carries B = x · (output / tau) decoding requests (Little's law: each decodes for output / tau steps), their
 D = B · (k + 1) verify tokens, and P = x · (1 - h) · input prompt tokens in chunks; the decode tokens attend to
-K = D · (input + output / 2) cached tokens. The step time is then explicit, T(x) = cycle(D, P, K, pairs) plus the
-draft passes (step.py), and the rate it serves is lambda(x) = x / T(x), increasing in x. So a rate maps to one x by
-bisection, and the most a replica sustains is lambda at the largest x its limits allow: the running-request limit
+K = D · (input + E[o²] / (2 E[o])) cached tokens (the running set is length-biased: output / 2 for fixed
+lengths, (1 + cv²) · output / 2 with a spread; Workload.mean_context_tokens). The step time is then explicit,
+T(x) = cycle(D, P, K, pairs) plus the draft passes (step.py), and the rate it serves is lambda(x) = x / T(x),
+increasing in x. So a rate maps to one x by bisection, and the most a replica sustains is lambda at the largest x its limits allow: the running-request limit
 (B <= max_running) and the per-step token budget (D + P <= max_batched_tokens, chunked prefill). Beyond that rate
 the queue grows without bound ("saturated").
 

@@ -5,6 +5,9 @@ Length distributions (per request, tokens):
 * "fixed": every request has the mean (benchmarks with synthetic ISL/OSL, trtllm-bench, MLPerf's mean);
 * "exponential": memoryless lengths with the given mean (second moment 2·mean²), a heavy-ish default for chat;
 * "lognormal": mean and coefficient of variation cv (sigma² = ln(1 + cv²)); ShareGPT-like traffic is close to it.
+An output-length spread matters beyond the percentiles: the running requests are length-biased, so their mean
+context, and with it the KV memory per running request and the attention read per step, grows with (1 + cv²)
+(`Workload.mean_context_tokens`).
 
 Speculative decoding (Leviathan et al. 2023, arXiv:2211.17192 §3.1): with k draft tokens per step each accepted with
 probability alpha (i.i.d.), a verify step emits tau = (1 - alpha^(k+1)) / (1 - alpha) tokens per request on average;
@@ -107,8 +110,17 @@ class Workload:
 
     @property
     def mean_context_tokens(self) -> float:
-        """Average context of a running request: its prompt plus half its output."""
-        return self.input.mean + self.output.mean / 2.0
+        """Average context of a running request: its prompt plus the output it has produced so far.
+
+        Under continuous batching a request is in the running set for as long as it decodes, so the running set
+        samples requests in proportion to their output length (length-biased sampling, the inspection paradox of
+        renewal theory): a running request's output length is distributed as o·f(o) / E[o] and its age is uniform
+        over it, so its mean output so far is E[o²] / (2·E[o]) = (1 + cv²)·E[o] / 2, not E[o] / 2. Prompt lengths
+        are taken as independent of output lengths, so the prompt contributes its plain mean. Fixed lengths (cv 0)
+        give prompt + output / 2."""
+        if self.output.mean <= 0:
+            return self.input.mean
+        return self.input.mean + self.output.second_moment / (2.0 * self.output.mean)
 
     @property
     def prefill_pairs_per_request(self) -> float:
