@@ -61,6 +61,7 @@ def sweep_brief(run: SweepRun) -> dict[str, Any]:
     return {
         "id": run.pk,
         "name": run.name,
+        "kind": run.kind,
         "url": reverse("api_sweep_detail", args=[run.pk]),
         "page_url": run.get_absolute_url(),
         "scenario": run.scenario_id,
@@ -92,6 +93,8 @@ def sweep_results(run: SweepRun) -> dict[str, Any]:
         "pareto": result.get("pareto", []),
         "per_gpu": result.get("per_gpu", []),
         "warnings": result.get("warnings", []),
+        "kind": run.kind,
+        "rows": result.get("rows", []),
     }
 
 
@@ -154,6 +157,12 @@ SWEEP_SCHEMA: dict[str, Any] = {
     "properties": {
         "id": {"type": "integer"},
         "name": {"type": "string"},
+        "kind": {
+            "type": "string",
+            "enum": ["training", "serving"],
+            "description": "training: GPU models x node counts x layouts; serving: an inference scenario over "
+            "GPU models x node counts x TP x request rates (started from its page).",
+        },
         "url": {"type": "string"},
         "page_url": {"type": "string"},
         "scenario": {"type": "integer", "nullable": True},
@@ -199,6 +208,13 @@ SWEEP_RESULTS_SCHEMA: dict[str, Any] = {
         "pareto": {**_ROWS, "description": "Pareto front of training time against TCO."},
         "per_gpu": {**_ROWS, "description": "Per GPU model: counts and the best row per objective."},
         "warnings": {"type": "array", "items": {"type": "string"}},
+        "kind": {"type": "string", "enum": ["training", "serving"]},
+        "rows": {
+            **_ROWS,
+            "description": "A serving sweep's configurations, ranked (meeting the targets first, then $ per "
+            "million output tokens owned): GPU, nodes, GPUs, TP, requests_per_s, and `output` (the engine's "
+            "`inference` section and `memory.fits`) or `problem` (why the engine refused it). Empty for training.",
+        },
     },
     "required": ["id", "status", "complete", "best", "pareto", "per_gpu"],
 }

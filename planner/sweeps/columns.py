@@ -109,7 +109,8 @@ SERVING_SWEEP_COLUMNS: tuple[Column, ...] = (
     _col("gpus", "GPUs", _int),
     _col("tp", "TP", _int),
     _col("requests_per_s", "Request rate", _sig3, "requests/s"),
-    _of_output("serving_verdict"),
+    _of_output("usd_per_million_tokens_own"),
+    _of_output("usd_per_million_tokens_cloud"),
     _of_output("ttft_s_p50"),
     _of_output("ttft_s_p90"),
     _of_output("ttft_s_p99"),
@@ -117,9 +118,25 @@ SERVING_SWEEP_COLUMNS: tuple[Column, ...] = (
     _of_output("tpot_s_p90"),
     _of_output("tpot_s_p99"),
     _of_output("tokens_per_s_per_gpu"),
-    _of_output("usd_per_million_tokens_own"),
-    _of_output("usd_per_million_tokens_cloud"),
     _of_output("gpus_needed"),
+    _of_output("serving_verdict"),
+)
+#: Shorter headers for the page's table, whose explanation is above it; the CSV and PDF keep the full ones.
+SERVING_SHORT_HEADERS = {
+    "requests_per_s": "Rate",
+    "usd_per_million_tokens_own": "Owned, per M tokens",
+    "usd_per_million_tokens_cloud": "Rented, per M tokens",
+    "ttft_s_p50": "TTFT p50",
+    "ttft_s_p90": "TTFT p90",
+    "ttft_s_p99": "TTFT p99",
+    "tpot_s_p50": "TPOT p50",
+    "tpot_s_p90": "TPOT p90",
+    "tpot_s_p99": "TPOT p99",
+    "tokens_per_s_per_gpu": "Tokens/s per GPU",
+    "gpus_needed": "GPUs needed",
+}
+SERVING_SWEEP_PAGE_COLUMNS: tuple[Column, ...] = tuple(
+    replace(c, header=SERVING_SHORT_HEADERS.get(c.key, c.header)) for c in SERVING_SWEEP_COLUMNS
 )
 #: The CSV adds the engine's reason for a refused configuration.
 SERVING_SWEEP_CSV_COLUMNS: tuple[Column, ...] = (

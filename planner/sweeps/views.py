@@ -101,7 +101,7 @@ def sweep_detail(request: HttpRequest, pk: int) -> HttpResponse:
         owner=request.user, run=run
     )  # a finished sweep's PDF, ahead of the click
     if run.kind == SweepKind.SERVING:
-        context = {"page": page, "columns": columns.SERVING_SWEEP_COLUMNS}
+        context = {"page": page, "columns": columns.SERVING_SWEEP_PAGE_COLUMNS}
         return render(request, "sweeps/serving_sweep_detail.html", context)
     return render(request, "sweeps/sweep_detail.html", {"page": page, "columns": columns.TABLE_COLUMNS})
 

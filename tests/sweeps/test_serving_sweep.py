@@ -166,8 +166,8 @@ def test_the_page_shows_progress_then_the_ranked_rows(alice_client, created):
     response = alice_client.get(created.get_absolute_url())
     html = response.content.decode()
     assert response.status_code == 200 and 'data-testid="serving-sweep-table"' in html
-    assert "Time to first token, p50" in html and "Time per output token, p99" in html
-    assert "Cost per million output tokens, rented" in html and "Refused:" in html
+    assert "TTFT p50" in html and "TPOT p99" in html and "Tokens/s per GPU" in html
+    assert "Rented, per M tokens (USD)" in html and "Refused:" in html
     assert reverse("reports:sweep_csv", args=[created.pk]) in html
     listing = alice_client.get(reverse("sweeps:list")).content.decode()
     assert created.name in listing and "Serving" in listing
@@ -188,11 +188,17 @@ def test_the_csv_has_every_stored_row_with_raw_values(alice_client, done):
     assert frame["Refused by the engine"].notna().sum() == sum(1 for r in rows if r["output"] is None)
 
 
-def test_the_pdf_lists_the_best_rows(done):
+def test_the_pdf_lists_the_best_rows(done, tmp_path):
+    from planner.reports import formatting as f
+    from tests.reports.conftest import pdf_text
+
     document = pdf.serving_sweep_document(run=done)
-    assert document["rows"][0] == done.result["rows"][0]
-    rendered = pdf.sweep_pdf(run=done)
-    assert rendered.content.startswith(b"%PDF")
+    assert document["rows"] == done.result["rows"][: pdf.SERVING_SWEEP_PDF_ROWS]
+    text = pdf_text(pdf.sweep_pdf(run=done).content, tmp_path)
+    best = done.result["rows"][0]
+    assert "Serving sweep" in text and best["gpu_label"] in text
+    assert f.usd(best["output"]["inference"]["usd_per_million_tokens"]["own"]) in text
+    assert "Refused:" in text  # the TP 3 configurations
 
 
 def test_a_row_opens_as_a_scenario_with_the_rows_figures(alice_client, alice, done):
@@ -292,3 +298,10 @@ def test_the_service_refuses_what_the_form_would_refuse(alice, serving_scenario)
 def test_the_form_starts_around_the_scenario(serving_scenario):
     initial = serving.initial_for(serving_scenario)
     assert initial["gpus"] == [H100] and initial["rates"] == "10, 20" and initial["nodes"] == "1, 2"
+
+
+def test_the_api_shows_the_kind_and_the_ranked_rows(alice_client, done):
+    brief = alice_client.get(reverse("api_sweep_detail", args=[done.pk])).json()
+    assert brief["kind"] == "serving" and brief["progress_pct"] == 100.0
+    results = alice_client.get(reverse("api_sweep_results", args=[done.pk])).json()
+    assert results["kind"] == "serving" and results["rows"] == done.result["rows"]
