@@ -168,6 +168,7 @@ def test_speculative_decoding_and_disaggregated_pools_are_echoed():
         ({}, {"tp": 8, "ep": 2}, "workload.parallelism.ep"),
         ({}, {"tp": 8, "zero_stage": 3}, "workload.parallelism.zero_stage"),
         ({"serving_typo": 1}, {"tp": 8}, "workload.serving.serving_typo"),
+        ({"fused_gemm_swiglu": "yes"}, {"tp": 8}, "workload.serving.fused_gemm_swiglu"),
     ],
 )
 def test_bad_serving_input_names_the_field(serving, parallelism, path):
@@ -206,3 +207,10 @@ def test_a_cluster_meeting_its_targets_is_never_told_it_needs_more_gpus(rate: fl
         assert inference["gpus_needed"] <= gpus
     else:
         assert inference["gpus_needed"] > gpus
+
+
+def test_a_fused_gemm_swiglu_engine_is_echoed_and_no_slower():
+    plain = run(target_tokens_per_s=2000)["inference"]
+    fused = run(target_tokens_per_s=2000, fused_gemm_swiglu=True)["inference"]
+    assert fused["engine"]["fused_gemm_swiglu"] is True and plain["engine"]["fused_gemm_swiglu"] is False
+    assert fused["tpot_s_p50"] < plain["tpot_s_p50"]

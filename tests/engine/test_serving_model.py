@@ -23,6 +23,7 @@ from planner.engine.inference.service import (
     prepare,
 )
 from planner.engine.inference.shape import serving_shape
+from planner.engine.inference.step import cycle_time_s
 from planner.engine.inference.workload import Lengths, Speculation, Workload
 
 H100, H200, B200, L40S = (
@@ -265,3 +266,23 @@ def test_a_colocated_attention_dp_step_waits_for_its_busiest_rank_a_decode_pool_
     assert colocated > pool
     dense = prepare(deploy(tp=8)).model
     assert float(dense._decode_cycle(running)[0]) == float(dense._decode_cycle(running, colocated=False)[0])
+
+
+def test_a_swiglu_fused_into_the_gemm_saves_exactly_its_elementwise_traffic():
+    d = deploy(model=LLAMA70, gpu=H200, tp=1, lin=222, lout=293)
+    fused = replace(d, engine=EngineSettings(fused_gemm_swiglu=True))
+    plain_c, fused_c = prepare(d).coef, prepare(fused).coef
+    shape = serving_shape(LLAMA70)
+    swiglu_bytes = rates.ELEMENTWISE_FFN_VALUES * shape.ffn_columns_per_token * 2.0 * shape.layers
+    saved_s = swiglu_bytes / (H200.hbm_bandwidth_bytes_per_s * rates.ELEMENTWISE_HBM_FRACTION)
+    saved = float(plain_c.elementwise_s_per_token[0] - fused_c.elementwise_s_per_token[0])
+    assert saved == pytest.approx(saved_s, rel=1e-9)
+    assert float(fused_c.dense_flop_s_per_token[0]) == float(plain_c.dense_flop_s_per_token[0])
+    # a 1,536-token step (MLPerf's H200 budget) gains the saved traffic of its tokens, nothing else
+    step = {"decode_tokens": np.asarray([800.0]), "prefill_tokens": np.asarray([736.0])}
+    step |= {"cached_tokens": np.asarray([800.0 * 400]), "prefill_pairs": np.asarray([736.0 * 111])}
+    gain = float(cycle_time_s(plain_c, **step)[0] - cycle_time_s(fused_c, **step)[0])
+    assert gain == pytest.approx(1536 * saved_s, rel=1e-9)
+    assert float(evaluate(fused, Offline()).output_tokens_per_s) > float(
+        evaluate(d, Offline()).output_tokens_per_s
+    )

@@ -240,6 +240,7 @@ def deployment_for(case: dict[str, str]) -> Deployment:
             if case["adp_balance_timeout_iters"]
             else None,
             adp_batching_wait_iters=int(case.get("adp_batching_wait_iters") or 0),
+            fused_gemm_swiglu=case.get("fused_gemm_swiglu") == "true",
         ),
     )
 

@@ -51,6 +51,7 @@ def engine_settings(s: ServingSpec) -> EngineSettings:
         chunked_prefill=s.chunked_prefill,
         overlap_scheduling=s.overlap_scheduling,
         scheduler_steps=s.scheduler_steps,
+        fused_gemm_swiglu=s.fused_gemm_swiglu,
     )
 
 
@@ -267,6 +268,7 @@ def _engine_echo(p: Prepared, d: Deployment) -> dict[str, Any]:
         "kv_block_tokens": d.engine.kv_block_tokens,
         "chunked_prefill": d.engine.chunked_prefill,
         "overlap_scheduling": d.engine.overlap_scheduling,
+        "fused_gemm_swiglu": d.engine.fused_gemm_swiglu,
         "scheduler_steps": d.engine.scheduler_steps,
         "kv_capacity_tokens_per_replica": p.memories[0].kv_capacity_tokens,
         "gemm_precision": p.hw.gemm_precision,

@@ -47,6 +47,9 @@ class EngineSettings:
     #: attention_dp_config batching_wait_iters: once every rank holds a context request, the contexts wait this many
     #: more iterations (batch equilibration; the busiest rank's share falls to rates.ATTENTION_DP_BALANCE_RATIO_BATCHING)
     adp_batching_wait_iters: int = 0
+    #: the FFN's SwiGLU computed in the gate/up GEMM's epilogue (TensorRT-LLM gemm_swiglu_plugin), no elementwise
+    #: SwiGLU kernel (step._elementwise_ffn_values)
+    fused_gemm_swiglu: bool = False
 
     def limits(self, hw: ServingHardware) -> tuple[int, int]:
         running, tokens = eff.engine_defaults(hw.hbm_gib, hw.name)
@@ -176,6 +179,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
         kv_bpv=kv_bpv,
         dense_weight_bpv=dense_bpv,
         comm_overlap=d.engine.two_batch_overlap,
+        fused_gemm_swiglu=d.engine.fused_gemm_swiglu,
         adp_balance_ratio=eff.ATTENTION_DP_BALANCE_RATIO_BATCHING if batching else None,
     )
     reps = Replicas.of(coef, limits, extra_ttft_s)

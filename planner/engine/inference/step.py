@@ -14,7 +14,8 @@ a roofline (max of its memory time and compute time, Williams et al. CACM 2009):
 * LM head: for the tokens that need logits (decode tokens; one per finishing prompt, negligible, left out);
 * attention: the KV cache read (decode) and written, at the KV precision, vs attention FLOPs at the attention
   precision (own peak and fraction, not the weights');
-* elementwise kernels: activation traffic (rates.ELEMENTWISE_*);
+* elementwise kernels: activation traffic (rates.ELEMENTWISE_*; none for SwiGLU when the engine fuses it into the
+  gate/up GEMM's epilogue, `fused_gemm_swiglu`);
 * communication: two all-reduces per layer over the attention-TP group; with attention data parallelism and
   expert parallelism, one dispatch and one combine all-to-all per MoE layer (FP8 dispatch, 16-bit combine,
   DeepEP); pipeline hand-offs between stages; on the scale-up link inside a node, the NIC across nodes.
@@ -123,17 +124,21 @@ def step_coefficients(
     dense_weight_bpv: float | None = None,
     comm_overlap: bool = False,
     adp_balance_ratio: float | None = None,
+    fused_gemm_swiglu: bool = False,
 ) -> StepCoefficients:
     """The step model's coefficients for each layout (module docstring). `dense_weight_bpv` is the bytes per
     value of the non-expert weights when they are stored apart from the experts' format; `comm_overlap` hides a
     stage's collectives behind its compute (two-batch overlap, SGLang/DeepEP); `adp_balance_ratio` is the mean over
-    colocated iterations of mean / busiest attention-DP rank's tokens (default rates.ATTENTION_DP_BALANCE_RATIO)."""
+    colocated iterations of mean / busiest attention-DP rank's tokens (default rates.ATTENTION_DP_BALANCE_RATIO);
+    `fused_gemm_swiglu`: the FFN's SwiGLU runs in the gate/up GEMM's epilogue, so its activation traffic
+    (rates.ELEMENTWISE_FFN_VALUES per FFN column) is not paid (_elementwise_ffn_values)."""
     balance = eff.ATTENTION_DP_BALANCE_RATIO if adp_balance_ratio is None else adp_balance_ratio
     bw = hw.hbm_bandwidth_bytes_per_s
     dense_bpv = weight_bpv if dense_weight_bpv is None else dense_weight_bpv
     ceiling = hw.matmul_ceiling_ratio
     dense_flops = hw.dense_gemm_peak_flop_per_s * eff.gemm_peak_fraction(hw.dense_gemm_precision) * ceiling
     attn_flops = hw.attention_peak_flop_per_s * eff.ATTENTION_PEAK_FRACTION * ceiling
+    ffn_values = _elementwise_ffn_values(fused_gemm_swiglu)
     names = [k for k in StepCoefficients.__dataclass_fields__ if k not in ("experts", "top_k")]
     cols: dict[str, list[float]] = {k: [] for k in names}
     for lay in layouts:
@@ -147,7 +152,7 @@ def step_coefficients(
         elementwise = (
             (
                 (eff.ELEMENTWISE_HIDDEN_VALUES * shape.hidden / dp)
-                + eff.ELEMENTWISE_FFN_VALUES * shape.ffn_columns_per_token / tp
+                + ffn_values * shape.ffn_columns_per_token / tp
             )
             * ACTIVATION_BYTES
             * shape.layers
@@ -187,6 +192,17 @@ def step_coefficients(
         cols["dp_imbalance"].append(1.0 / balance if dp > 1 else 1.0)
     arrays = {k: np.asarray(v, dtype=float) for k, v in cols.items()}
     return StepCoefficients(**arrays, experts=float(shape.experts), top_k=float(shape.top_k))
+
+
+def _elementwise_ffn_values(fused_gemm_swiglu: bool) -> float:
+    """Activation values per FFN column and token the elementwise kernels move: SwiGLU reads gate and up and
+    writes their product (rates.ELEMENTWISE_FFN_VALUES) unless the engine computes it in the epilogue of the fused
+    gate/up GEMM, which then writes the product directly. TensorRT-LLM: `use_fused_mlp` alone "combines two Matmul
+    operations into one Matmul followed by a separate SwiGLU kernel"; with `gemm_swiglu_plugin fp8` (FP8 on Hopper)
+    it "runs single Matmul + SwiGLU fused kernel" (NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md,
+    v0.14.0, "Known Issues: Fused Matmul + Gated-SiLU (LLaMA)"; tensorrt_llm/layers/mlp.py
+    FusedGatedMLP.fc_gate_plugin). The GEMM's own output is not elementwise traffic in this model either way."""
+    return 0.0 if fused_gemm_swiglu else eff.ELEMENTWISE_FFN_VALUES
 
 
 def _roof(memory_s: Any, compute_s: Any) -> Any:

@@ -179,6 +179,7 @@ class ServingSpec:
     kv_block_tokens: int | None = None
     chunked_prefill: bool = True
     overlap_scheduling: bool = False
+    fused_gemm_swiglu: bool = False
     scheduler_steps: int = 1
     speculative: Speculation | None = None
     disaggregated: DisaggregationSpec | None = None

@@ -43,6 +43,7 @@ SERVING_KEYS = (
     "kv_block_tokens",
     "chunked_prefill",
     "overlap_scheduling",
+    "fused_gemm_swiglu",
     "scheduler_steps",
     "speculative",
     "disaggregated",
@@ -159,6 +160,7 @@ def parse_serving(
         "kv_block_tokens": s.number("kv_block_tokens", integer=True, minimum=1, maximum=1024),
         "chunked_prefill": s.boolean("chunked_prefill", default=True),
         "overlap_scheduling": s.boolean("overlap_scheduling", default=False),
+        "fused_gemm_swiglu": s.boolean("fused_gemm_swiglu", default=False),
         "scheduler_steps": s.number("scheduler_steps", integer=True, default=1, minimum=1, maximum=64),
     }
     speculative = _speculative(s.child("speculative", SPECULATIVE_KEYS), model)
@@ -176,6 +178,7 @@ def parse_serving(
             engine["prefix_cache_hit_rate"],
             engine["chunked_prefill"],
             engine["overlap_scheduling"],
+            engine["fused_gemm_swiglu"],
             engine["scheduler_steps"],
         )
     ):
