@@ -59,6 +59,7 @@ def sweep_create(request: HttpRequest, scenario_pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@ratelimit.limited("create", "new sweeps")
 def serving_sweep(request: HttpRequest, scenario_pk: int) -> HttpResponse:
     """An inference scenario's sweep over GPU models, node counts, TP and request rates (planner/sweeps/serving.py):
     the form; a valid POST stores the sweep and queues it like a training sweep (serving_services), then shows

@@ -173,6 +173,22 @@ def test_the_page_shows_progress_then_the_ranked_rows(alice_client, created):
     assert created.name in listing and "Serving" in listing
 
 
+def test_cancel_keeps_the_rows_of_the_finished_chunks(alice_client, serving_scenario):
+    _post(alice_client, serving_scenario, nodes="1, 2", rates="10, 20, 40, 80")  # 2 x 2 x 3 x 4 = 48
+    run = SweepRun.objects.get()
+    assert run.chunks_total == 2
+    services.sweep_chunk_run(run_id=run.pk, index=0)
+    response = alice_client.post(reverse("sweeps:cancel", args=[run.pk]))
+    run.refresh_from_db()
+    assert response.status_code == 302 and run.status == SweepStatus.CANCELLED
+    assert len(run.result["rows"]) == serving.CHUNK_CONFIGS and {r["chunk"] for r in run.result["rows"]} == {
+        0
+    }
+    assert services.sweep_chunk_run(run_id=run.pk, index=1).state == "skipped"
+    html = alice_client.get(run.get_absolute_url()).content.decode()
+    assert "results below cover the 1 of 2 chunks" in html and 'data-testid="serving-sweep-table"' in html
+
+
 def test_the_csv_has_every_stored_row_with_raw_values(alice_client, done):
     response = alice_client.get(reverse("reports:sweep_csv", args=[done.pk]))
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
