@@ -70,7 +70,11 @@ def _grouped_gemm_curve() -> tuple[tuple[float, ...], tuple[float, ...]]:
 #: peak at 0.22 x the ridge (memory-bound, 0.68 of HBM bandwidth) to 0.62 at 28 x (compute-bound). Other GPUs and
 #: precisions: the same curve over their own ridge point (peak of the experts' GEMM precision x matmul ceiling /
 #: HBM bandwidth, per weight byte), i.e. the H800's achieved fractions scaled by each GPU's peak and bandwidth (an
-#: assumption: no grouped-GEMM table for B200, FP4 or AMD was found). Below the first point the kernel is taken as
+#: assumption: no grouped-GEMM table for AMD was found; Blackwell NVFP4 MoE figures were found: trtllm-gen on B300
+#: (flashinfer PR #5301) is 2.2-2.8x slower at 128-512 tokens per expert, on B200 (TensorRT-LLM tech blog 24) it streams
+#: the weights at 0.47-0.51 of HBM where this curve has 0.68; a B300-table FP4 curve
+#: was tried: calibration loss 0.3030 -> 0.3092, not adopted, docs/serving-model.md section 6).
+#: Below the first point the kernel is taken as
 #: memory-bound at that point's bandwidth share (fraction proportional to x); above the last, flat.
 GROUPED_GEMM_CURVE = _grouped_gemm_curve()
 
