@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from planner.engine.accuracy.serving import CASES_PATH, DATASET_OUTPUT_CV, _gpu, _model, _rows, deployment_for
+from planner.engine.inference.drain import residual_survival
 from planner.engine.inference.layout import ServingLayout
 from planner.engine.inference.service import Deployment, Offline, Rate, evaluate, prepare
 from planner.engine.inference.workload import Lengths, Workload
@@ -86,3 +87,33 @@ def test_mlperf_cases_take_their_dataset_s_output_spread_and_published_lengths_s
         else:
             assert output.distribution == "fixed"
     assert seen == set(DATASET_OUTPUT_CV)
+
+
+def test_the_equilibrium_residual_output_is_length_biased_and_capped():
+    t = np.asarray([0.0, 1024.0, 2048.0, 4096.0, 5000.0])
+    np.testing.assert_allclose(residual_survival(Lengths(OUTPUT), t), [1.0, 0.75, 0.5, 0.0, 0.0])
+    np.testing.assert_allclose(residual_survival(Lengths(OUTPUT, "exponential"), t), np.exp(-t / OUTPUT))
+    wide = residual_survival(Lengths(OUTPUT, "lognormal", 1.5), t)
+    assert wide[0] == pytest.approx(1.0) and np.all(np.diff(wide) < 0)
+    # E[R] = integral of P(R > t) = E[o^2] / (2 E[o]) = (1 + cv^2) E[o] / 2
+    grid = np.linspace(0.0, 200 * OUTPUT, 400_001)
+    s = residual_survival(Lengths(OUTPUT, "lognormal", 1.5), grid)
+    assert np.trapezoid(s, grid) == pytest.approx((1 + 1.5**2) * OUTPUT / 2, rel=2e-3)
+    capped = residual_survival(Lengths(OUTPUT, "lognormal", 1.5), t, cap=4096.0)
+    assert capped[0] == pytest.approx(1.0) and capped[3] == 0.0 and np.all(capped[1:3] < wide[1:3])
+
+
+def test_a_finite_offline_run_loses_its_drain_more_with_a_wider_output_spread():
+    def served(output: Lengths, load: Offline) -> float:
+        return evaluate(deploy(output), load).output_tokens_per_s
+
+    fixed = Lengths(OUTPUT)
+    saturated = served(fixed, Offline())
+    small, large = served(fixed, Offline(2_000)), served(fixed, Offline(200_000))
+    assert small < large < saturated and large == pytest.approx(saturated, rel=0.01)
+    spread = Lengths(OUTPUT, "lognormal", 1.5)
+    assert served(spread, Offline(2_000)) / served(spread, Offline()) < small / saturated
+    # LoadGen sizes the run to outlast min_duration: a tiny query count is raised to 1.1 x 600 s x the rate
+    assert served(fixed, Offline(10, 600.0)) == pytest.approx(
+        served(fixed, Offline(1.1 * 600.0 * evaluate(deploy(fixed), Offline()).requests_per_s)), rel=1e-9
+    )

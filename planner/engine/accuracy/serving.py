@@ -158,6 +158,44 @@ DATASET_OUTPUT_CV: dict[str, float] = {
 }
 
 
+#: MLPerf Offline runs: LoadGen issues max(min_query_count, 1.1 x min_duration x offline_expected_qps) samples as one
+#: query and times it to the last completion (loadgen/test_settings_internal.cc); min_duration 600 s and the
+#: min_query_count of loadgen/mlperf.conf, or of the submitter's configuration where the index holds it (NVIDIA v5.1
+#: closed/NVIDIA/configs/{B200-SXM-180GBx8,GB200-NVL72_GB200-186GB_aarch64x72}/Offline/deepseek-r1.py: 26,328 and
+#: 26,328 x 8). The expected QPS is taken as the engine's own saturated rate (a valid run lasts at least 600 s).
+MLPERF_OFFLINE_MIN_DURATION_S = 600.0
+MLPERF_OFFLINE_QUERIES: dict[str, float] = {
+    "openorca": 24576,
+    "mixtral_mix": 15000,
+    "llama405b_mix": 8313,
+    "cnn_dailymail": 13368,
+    "deepseek_r1_mix": 4388,
+}
+MLPERF_OFFLINE_QUERIES_BY_GPU: dict[tuple[str, str], float] = {
+    ("deepseek_r1_mix", "nvidia_b200_hgx"): 26328,
+    ("deepseek_r1_mix", "nvidia_gb200_per_gpu"): 26328 * 8,
+}
+#: Longest output per dataset: MLPerf's 20,000-token limit for DeepSeek-R1 (MLCommons' DeepSeek-R1 benchmark page;
+#: the NVIDIA configs' max_seq_len 3,140 + 20,000), OpenOrca's 1,024 (processorca.py --seqlen_limit=1024), else the
+#: longest reference output in the dataset files of DATASET_OUTPUT_CV.
+DATASET_MAX_OUTPUT: dict[str, float] = {
+    "deepseek_r1_mix": 20000,
+    "openorca": 1024,
+    "mixtral_mix": 1024,
+    "llama405b_mix": 1830,
+    "cnn_dailymail": 2135,
+}
+
+
+def _offline(case: dict[str, str]) -> Offline:
+    """An Offline case's load: a finite MLPerf run (drain included) for MLPerf datasets, else the saturated state."""
+    dataset = _dataset(case)
+    if dataset not in MLPERF_OFFLINE_QUERIES:
+        return Offline()
+    queries = MLPERF_OFFLINE_QUERIES_BY_GPU.get((dataset, case["gpu"]), MLPERF_OFFLINE_QUERIES[dataset])
+    return Offline(queries, MLPERF_OFFLINE_MIN_DURATION_S, DATASET_MAX_OUTPUT[dataset])
+
+
 def _dataset(case: dict[str, str]) -> str:
     """The MLPerf dataset a case's lengths come from, `estimate:<dataset>` or `dataset:<dataset>` in `input_basis`
     ("" when the lengths are published per run)."""
@@ -258,7 +296,7 @@ def run_case(case: dict[str, str]) -> ServingResult:
         cell = case["running_per_replica"]
         running = float(prepare(d).memories[0].max_running_requests) if cell == "max" else float(cell)
         return evaluate(d, DecodeOnly(running))
-    return evaluate(d, Offline())
+    return evaluate(d, _offline(case))
 
 
 def _engine_value(metric: str, res: ServingResult) -> float:

@@ -179,7 +179,7 @@ RDMA_COLLECTIVE_LATENCY_S = 135e-6
 #: out of the fit (accuracy/data/serving_loo.csv; `python -m planner.engine validate` prints the current values and
 #: tests/engine/test_serving_validation.py fails when these no longer match, rounded outward to two decimals). A
 #: throughput T reads [low x T, high x T].
-THROUGHPUT_RANGE = (0.6, 1.24)
+THROUGHPUT_RANGE = (0.64, 1.24)
 #: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
 LATENCY_RANGE = (0.77, 3.52)
 

@@ -4,7 +4,8 @@ estimate, the sizer, the curves and the validation cases all use.
 Loads:
 * Rate(requests_per_s): open loop, Poisson arrivals spread evenly over the replicas;
 * Concurrency(clients): closed loop, clients spread evenly over the replicas;
-* Offline(): everything queued at once (MLPerf Offline, trtllm-bench max throughput);
+* Offline(): everything queued at once (MLPerf Offline, trtllm-bench max throughput); the saturated state's rate, or,
+  given the run's size, what it serves until its last request completes (inference/drain.py);
 * PrefillOnly(): a prefill pool's replica at its token budget (disaggregated serving, prompts only);
 * DecodeOnly(running_per_replica): a decode pool's replica holding that many running requests.
 """
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from planner.engine.inference import rates as eff
+from planner.engine.inference.drain import offline_drain_factor
 from planner.engine.inference.kvcache import ReplicaMemory, replica_memory
 from planner.engine.inference.layout import ServingHardware, ServingLayout, serving_hardware
 from planner.engine.inference.load import LoadModel, LoadState, Replicas
@@ -79,6 +81,11 @@ class Deployment:
         return self.replicas * self.layout.gpus
 
 
+#: MLPerf LoadGen sizes an Offline query at 1.1 x min_duration x offline_expected_qps samples (kSlack,
+#: loadgen/test_settings_internal.cc), so a valid run outlasts min_duration.
+OFFLINE_SLACK = 1.1
+
+
 @dataclass(frozen=True)
 class Rate:
     requests_per_s: float
@@ -91,7 +98,13 @@ class Concurrency:
 
 @dataclass(frozen=True)
 class Offline:
-    pass
+    """`requests` queued at once (whole cluster; at least 1.1 x `min_duration_s` x the saturated rate, as MLPerf
+    LoadGen sizes an Offline query): throughput until the last completes, the drain included (inference/drain.py),
+    with outputs capped at `max_output_tokens`. Without them, the saturated state's rate."""
+
+    requests: float = 0.0
+    min_duration_s: float = 0.0
+    max_output_tokens: float | None = None
 
 
 @dataclass(frozen=True)
@@ -235,6 +248,10 @@ def evaluate(d: Deployment, load: Load) -> ServingResult:
     else:
         state = p.model.offline()
     rate = float(state.rate_per_s[0])
+    if isinstance(load, Offline) and (load.requests > 0 or load.min_duration_s > 0):
+        # LoadGen's Offline sample count: max(min_query_count, kSlack 1.1 x min_duration x expected QPS)
+        requests = max(load.requests, OFFLINE_SLACK * load.min_duration_s * cap * reps)
+        rate *= float(offline_drain_factor(p.model, requests / reps, load.max_output_tokens)[0])
     return ServingResult(
         deployment=d,
         memory=mem,
