@@ -504,4 +504,9 @@ def static_serving_keys(section: dict[str, Any], serving: Any) -> dict[str, Any]
         **{f"tpot_s_p{q}": tpot for q in (50, 90, 99)},
         "speculative": None,
         "disaggregated": None,
+        "engine": {
+            "kernel_efficiency": serving.kernel_efficiency,
+            "kernel_efficiency_basis": "static batching (roofline): multiplies the measured matmul ceiling, as "
+            "workload.efficiency_scale does for training; 1.0 is the training calibration's kernel efficiency",
+        },
     }

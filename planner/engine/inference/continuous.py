@@ -52,6 +52,7 @@ def engine_settings(s: ServingSpec) -> EngineSettings:
         overlap_scheduling=s.overlap_scheduling,
         scheduler_steps=s.scheduler_steps,
         fused_gemm_swiglu=s.fused_gemm_swiglu,
+        kernel_efficiency=s.kernel_efficiency,
     )
 
 
@@ -273,6 +274,7 @@ def _engine_echo(p: Prepared, d: Deployment) -> dict[str, Any]:
         "kv_capacity_tokens_per_replica": p.memories[0].kv_capacity_tokens,
         "gemm_precision": p.hw.gemm_precision,
         "attention_precision": p.hw.attention_precision,
+        **rates.kernel_efficiency_echo(d.engine.kernel_efficiency),
     }
 
 

@@ -162,10 +162,13 @@ def serving_hardware(
     gpus_per_node: int,
     scaleout_bytes_per_s: float,
     dense_weight_precision: str | None = None,
+    kernel_efficiency: float = 1.0,
 ) -> ServingHardware:
     """The GPU as the step model sees it; raises ValueError when it has no tensor peak to compute with.
     `dense_weight_precision` is the non-expert weights' format when it differs (NVFP4 MoE checkpoints keep
-    attention and dense layers in FP8)."""
+    attention and dense layers in FP8). `kernel_efficiency` (the user's `workload.serving.kernel_efficiency`)
+    multiplies the matmul ceiling, so the compute side of every GEMM, grouped GEMM and attention kernel, and
+    nothing that streams memory: 1.0 is the calibrated average of the published serving stacks."""
     gemm = compute_precision(gpu, weight_precision)
     dense = compute_precision(gpu, dense_weight_precision or weight_precision)
     attention = compute_precision(gpu, attention_precision)
@@ -181,7 +184,7 @@ def serving_hardware(
         dense_gemm_peak_flop_per_s=float(gpu.peak_for(dense) or 0.0),
         attention_precision=attention,
         attention_peak_flop_per_s=float(gpu.peak_for(attention) or 0.0),
-        matmul_ceiling_ratio=matmul_ceiling_ratio(gpu),
+        matmul_ceiling_ratio=matmul_ceiling_ratio(gpu) * kernel_efficiency,
         scaleup_bytes_per_s=gpu.scaleup_bandwidth_bytes_per_s / 2.0,
         pcie_only=gpu.scaleup_bandwidth_bytes_per_s <= PCIE_CLASS_SCALEUP_BYTES_PER_S,
         gpus_per_node=gpus_per_node,

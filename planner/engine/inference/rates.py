@@ -173,6 +173,21 @@ EAGER_STEP_OVERHEAD_S = 3.0e-3
 #: (searched in 10-260 µs).
 RDMA_COLLECTIVE_LATENCY_S = 135e-6
 
+# --- the user's statement of their own stack (workload.serving.kernel_efficiency) -------------------------------
+
+#: `workload.serving.kernel_efficiency` when the input leaves it out: the fractions above as fitted, i.e. the average
+#: of the published serving stacks in the calibration group (TensorRT-LLM, vLLM, SGLang releases in MLPerf and
+#: vendor tables). Those stacks differ by release: the same 8 H200 with Llama 2 70B on TensorRT-LLM delivered 3,467,
+#: 3,913 and 4,352 output tokens/s per GPU in MLPerf Inference v4.0, v4.1 and v5.1 (cases C032, H006 and the v5.1
+#: row of accuracy/data/serving_measurements.csv), 1.26x apart, which the engine cannot see.
+KERNEL_EFFICIENCY_DEFAULT = 1.0
+#: Upper bound of the kernel efficiency: it multiplies the matmul ceiling of the GEMM, grouped-GEMM and attention
+#: compute (layout.serving_hardware), and at 1.25 the largest of those fractions, attention's 0.63, reaches 0.79 of
+#: peak on the H100 class, i.e. 0.98 of the GPU's own measured matmul ceiling (MAMF 792/989 = 0.80,
+#: perf/efficiency.py MAMF_FRACTION_BY_GPU): no kernel runs faster than the fastest measured matmul. Same bound as
+#: training's `workload.efficiency_scale`.
+MAX_KERNEL_EFFICIENCY = 1.25
+
 # --- ranges (leave-one-out over the serving calibration cases) ---------------------------------------------
 
 #: p10 and p90 of published / engine over the calibration group's throughput cases, each with its measurement left
@@ -203,6 +218,22 @@ def engine_defaults(hbm_gib: float, gpu_name: str) -> tuple[int, int]:
     if large:
         return MAX_RUNNING_REQUESTS_LARGE_GPU, MAX_BATCHED_TOKENS_LARGE_GPU
     return MAX_RUNNING_REQUESTS_SMALL_GPU, MAX_BATCHED_TOKENS_SMALL_GPU
+
+
+def kernel_efficiency_echo(kernel_efficiency: float) -> dict[str, Any]:
+    """The kernel efficiency a serving result used, for its `engine` section: the value, what 1.0 means and the
+    spread of the calibration cases around the engine (THROUGHPUT_RANGE) as context for choosing another value."""
+    low, high = THROUGHPUT_RANGE
+    return {
+        "kernel_efficiency": kernel_efficiency,
+        "kernel_efficiency_basis": (
+            "multiplies the compute side (matmul ceiling) of GEMMs, grouped expert GEMMs and attention; 1.0 is the "
+            "calibrated average of the published serving stacks in the validation set, whose measured throughput "
+            f"lies {low:g}-{high:g}x the engine's (p10-p90, leave-one-out); weight and KV-cache streaming are not "
+            "scaled"
+        ),
+        "kernel_efficiency_calibration_range": [low, high],
+    }
 
 
 def gemm_peak_fraction(precision: str) -> float:

@@ -362,6 +362,7 @@ def estimate_inference(
         scaleout_bytes_per_s=scaleout_bytes_per_s,
         scaleout_latency_s=scaleout_latency_s,
         scaleout_efficiency=SCALEOUT_EFFICIENCY_DEFAULT,
+        efficiency_scale=serving.kernel_efficiency,
     )
     lay = layout_for(ParallelismSpec(tp=tp, pp=pp, dp=max(gpus // (tp * pp), 1)))
     rates = achieved_rates(model, lay, hw)

@@ -52,6 +52,9 @@ class EngineSettings:
     #: the FFN's SwiGLU computed in the gate/up GEMM's epilogue (TensorRT-LLM gemm_swiglu_plugin), no elementwise
     #: SwiGLU kernel (step._elementwise_ffn_values)
     fused_gemm_swiglu: bool = False
+    #: the user's kernel efficiency against the calibrated average of published stacks (1.0): multiplies the matmul
+    #: ceiling of the compute side of dense and grouped GEMMs and attention (layout.serving_hardware)
+    kernel_efficiency: float = eff.KERNEL_EFFICIENCY_DEFAULT
 
     def limits(self, hw: ServingHardware) -> tuple[int, int]:
         running, tokens = eff.engine_defaults(hw.hbm_gib, hw.name)
@@ -159,6 +162,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
         gpus_per_node=d.gpus_per_node,
         scaleout_bytes_per_s=d.scaleout_bytes_per_s,
         dense_weight_precision=d.dense_weight_precision,
+        kernel_efficiency=d.engine.kernel_efficiency,
     )
     w_bpv, kv_bpv = BYTES_PER_VALUE[d.weight_precision], BYTES_PER_VALUE[d.kv_precision]
     dense_bpv = BYTES_PER_VALUE[d.dense_weight_precision or d.weight_precision]

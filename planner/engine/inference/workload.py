@@ -181,6 +181,9 @@ class ServingSpec:
     overlap_scheduling: bool = False
     fused_gemm_swiglu: bool = False
     scheduler_steps: int = 1
+    #: the user's statement of their serving stack's compute-bound kernel speed against the calibrated average
+    #: (1.0); multiplies the matmul ceiling the step model's GEMMs and attention math run at (rates.py)
+    kernel_efficiency: float = 1.0
     speculative: Speculation | None = None
     disaggregated: DisaggregationSpec | None = None
     ep: int = 1

@@ -220,7 +220,7 @@ def _inference(w: Fields, sc: Scenario, problems: list[Problem], assumptions: di
         shape = serving_shape(model)
         problems.extend(serving_layout_problems(shape, ServingLayout(tp, pp, ep, dp_attention)))
     s = w.child("serving", SERVING_KEYS, required=True)
-    serving = parse_serving(s, model, layout, problems) if s is not None and s.ok else None
+    serving = parse_serving(s, model, layout, problems, assumptions) if s is not None and s.ok else None
     for key in ("tokens_b", "optimizer", "job", "framework"):
         if w.has(key):
             w.problem(key, "not used by kind 'inference'")

@@ -80,7 +80,9 @@ def parse_service_request(payload: Any) -> SizingInput:
         top.problem("model", "is required (a preset name or a model object)")
     precision = top.string("precision", default="bf16", choices=SERVING_PRECISIONS)
     s = top.child("serving", SERVING_KEYS, required=True)
-    serving = parse_serving(s, model, (1, 1, 1, False), problems) if s is not None and s.ok else None
+    serving = (
+        parse_serving(s, model, (1, 1, 1, False), problems, assumptions) if s is not None and s.ok else None
+    )
     if serving is not None and serving.rate_per_s is None and s is not None:
         s.problem("requests_per_s", "is required to size a service (or give target_tokens_per_s)")
     raw = top.raw("candidates")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.engine.inference.rates import KERNEL_EFFICIENCY_DEFAULT, MAX_KERNEL_EFFICIENCY
 from planner.engine.inference.workload import (
     BATCHING,
     LATENCY_PERCENTILES,
@@ -15,7 +16,7 @@ from planner.engine.inference.workload import (
     Speculation,
 )
 from planner.engine.inputs.errors import Problem
-from planner.engine.inputs.fields import Fields
+from planner.engine.inputs.fields import Fields, join
 from planner.engine.inputs.parallelism import PARALLELISM_KEYS
 from planner.engine.inputs.specs import PRECISIONS, ModelSpec
 
@@ -45,6 +46,7 @@ SERVING_KEYS = (
     "overlap_scheduling",
     "fused_gemm_swiglu",
     "scheduler_steps",
+    "kernel_efficiency",
     "speculative",
     "disaggregated",
 )
@@ -126,9 +128,24 @@ def _disaggregated(d: Fields | None) -> DisaggregationSpec | None:
 
 
 def parse_serving(
-    s: Fields, model: ModelSpec | None, layout: tuple[int, int, int, bool], problems: list[Problem]
+    s: Fields,
+    model: ModelSpec | None,
+    layout: tuple[int, int, int, bool],
+    problems: list[Problem],
+    assumptions: dict[str, Any] | None = None,
 ) -> ServingSpec | None:
-    """The `serving` object (docs/engine-contract.md)."""
+    """The `serving` object (docs/engine-contract.md); defaults the engine cannot know are echoed in
+    `assumptions` when given."""
+    if assumptions is not None and not s.has("kernel_efficiency"):
+        path = join(s.path, "kernel_efficiency")
+        assumptions[path] = {
+            "value": KERNEL_EFFICIENCY_DEFAULT,
+            "unit": "x the calibrated kernel speed (compute side of GEMMs and attention)",
+            "source": "the average of the published serving stacks in the calibration set (python -m "
+            "planner.engine validate); the same GPU and model differ by software release (H200 Llama 2 70B "
+            "TensorRT-LLM, MLPerf v4.0/v4.1/v5.1: 3,467/3,913/4,352 tokens/s per GPU); state your own stack's in "
+            f"{path}, (0, {MAX_KERNEL_EFFICIENCY:g}]",
+        }
     batching = s.string("batching", default="continuous", choices=BATCHING)
     batch = s.number("batch", required=batching == "static", integer=True, minimum=1)
     context = s.number("context_len", required=True, integer=True, minimum=1)
@@ -162,6 +179,12 @@ def parse_serving(
         "overlap_scheduling": s.boolean("overlap_scheduling", default=False),
         "fused_gemm_swiglu": s.boolean("fused_gemm_swiglu", default=False),
         "scheduler_steps": s.number("scheduler_steps", integer=True, default=1, minimum=1, maximum=64),
+        "kernel_efficiency": s.number(
+            "kernel_efficiency",
+            default=KERNEL_EFFICIENCY_DEFAULT,
+            above=0,
+            maximum=MAX_KERNEL_EFFICIENCY,
+        ),
     }
     speculative = _speculative(s.child("speculative", SPECULATIVE_KEYS), model)
     if speculative is not None and batching == "static":
@@ -180,6 +203,7 @@ def parse_serving(
             engine["overlap_scheduling"],
             engine["fused_gemm_swiglu"],
             engine["scheduler_steps"],
+            engine["kernel_efficiency"],
         )
     ):
         return None
