@@ -242,6 +242,7 @@ def workload_payload(scenario: Scenario) -> dict[str, Any]:
                 "target_tokens_per_s": scenario.target_tokens_per_s,
                 "max_ttft_s": scenario.max_ttft_s,
                 "max_tpot_s": scenario.max_tpot_s,
+                "kernel_efficiency": scenario.kernel_efficiency,
             }
         )
         return workload
@@ -524,6 +525,7 @@ PATH_TO_FIELD: dict[str, str] = {
     "workload.serving.batching": "batching",
     "workload.serving.max_ttft_s": "max_ttft_s",
     "workload.serving.max_tpot_s": "max_tpot_s",
+    "workload.serving.kernel_efficiency": "kernel_efficiency",
     "workload.job": "job_single_gpu_hours",
     "workload.job.single_gpu_hours": "job_single_gpu_hours",
     "workload.job.parallel_fraction": "job_parallel_fraction",

@@ -146,6 +146,12 @@ class Scenario(models.Model):
     batching = models.CharField(max_length=10, choices=Batching.choices, default=Batching.CONTINUOUS)
     max_ttft_s = models.FloatField(null=True, blank=True)
     max_tpot_s = models.FloatField(null=True, blank=True)
+    kernel_efficiency = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Serving stack's kernel speed against the calibrated average (engine "
+        "workload.serving.kernel_efficiency); blank: 1.0.",
+    )
     job_single_gpu_hours = models.FloatField(null=True, blank=True)
     job_parallel_fraction = models.FloatField(null=True, blank=True)
     job_scaling = models.CharField(max_length=10, choices=JobScaling.choices, default=JobScaling.AMDAHL)
@@ -255,6 +261,7 @@ class ScenarioInputs(TypedDict):
     batching: str
     max_ttft_s: float | None
     max_tpot_s: float | None
+    kernel_efficiency: float | None
     job_single_gpu_hours: float | None
     job_parallel_fraction: float | None
     job_scaling: str

@@ -68,6 +68,7 @@ def sizing_payload(scenario: Scenario, gpu_ids: Sequence[str] | None = None) -> 
         "output_len": scenario.output_len,
         "max_ttft_s": scenario.max_ttft_s,
         "max_tpot_s": scenario.max_tpot_s,
+        "kernel_efficiency": scenario.kernel_efficiency,
     }
     return {
         "model": adapters.model_payload(scenario),

@@ -147,7 +147,13 @@ class ScenarioFormChecks(forms.Form):
         static = data.get("batching") == Batching.STATIC
         if static:
             self._require(data, "serving_batch", "The batch is required for static batching.")
-        for name in ("requests_per_s", "target_tokens_per_s", "max_ttft_s", "max_tpot_s"):
+        for name in (
+            "requests_per_s",
+            "target_tokens_per_s",
+            "max_ttft_s",
+            "max_tpot_s",
+            "kernel_efficiency",
+        ):
             if data.get(name) is not None and data[name] <= 0:
                 self.add_error(name, f"{self.fields[name].label} must be more than 0 (got {data[name]:g}).")
         rate, tokens, output = (

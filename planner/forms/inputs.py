@@ -69,6 +69,7 @@ def scenario_inputs_from(data: dict[str, Any]) -> ScenarioInputs:
         batching=data.get("batching") or Batching.CONTINUOUS,
         max_ttft_s=data.get("max_ttft_s"),
         max_tpot_s=data.get("max_tpot_s"),
+        kernel_efficiency=data.get("kernel_efficiency"),
         job_single_gpu_hours=data.get("job_single_gpu_hours"),
         job_parallel_fraction=data.get("job_parallel_fraction"),
         job_scaling=data.get("job_scaling") or JobScaling.AMDAHL,

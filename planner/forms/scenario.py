@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 
 from catalog.models import Cooling, Cpu, EconomicsFact, Gpu, Interconnect, Switch, System
+from planner.engine.inference.rates import MAX_KERNEL_EFFICIENCY
 from planner.engine.inputs.cluster import PUE_MIN, UTILIZATION_MAX
 from planner.forms.checks import ScenarioFormChecks
 from planner.forms.fields import (
@@ -237,6 +238,13 @@ class ScenarioForm(ScenarioFormChecks):
     )
     max_tpot_s = float_field(
         "Time per output token, p90 (s)", "0.05 s = 20 tokens/s per user; optional.", required=False
+    )
+    kernel_efficiency = float_field(
+        "Kernel efficiency (× calibrated)",
+        "Your serving stack's GEMM and attention speed against the average of the published stacks the engine is "
+        f"calibrated on. Blank: 1.0. 1.2 = 20 % faster kernels (from your own benchmark); up to {MAX_KERNEL_EFFICIENCY:g}.",
+        required=False,
+        max_value=MAX_KERNEL_EFFICIENCY,
     )
     serving_batch = int_field(
         "Batch (requests per replica)",

@@ -168,6 +168,31 @@ def serving_failures(inference: Any) -> list[str]:
     return reasons
 
 
+#: Where an inference result says the kernel efficiency it used was assumed (the engine's `assumptions` key).
+KERNEL_EFFICIENCY_ASSUMPTION = "workload.serving.kernel_efficiency"
+
+
+def kernel_efficiency_note(output: Any) -> dict[str, Any] | None:
+    """The serving kernel efficiency an inference result used, for the results page: its value, whether the
+    scenario stated it (else the engine assumed the calibrated average, 1.0), the calibration cases' throughput
+    spread (published / engine, p10-p90) when the engine gave it, and whether it is the continuous-batching
+    model's (else static batching's roofline); numbers as plain text (1.2, not 1.20). None for other results or results computed before it existed."""
+    if not isinstance(output, dict):
+        return None
+    engine = (output.get("inference") or {}).get("engine")
+    if not isinstance(engine, dict) or not _is_number(engine.get("kernel_efficiency")):
+        return None
+    spread = engine.get("kernel_efficiency_calibration_range") or [None, None]
+    low, high = spread[0], spread[1]
+    return {
+        "value": f"{engine['kernel_efficiency']:g}",
+        "stated": KERNEL_EFFICIENCY_ASSUMPTION not in (output.get("assumptions") or {}),
+        "low": f"{low:g}" if _is_number(low) else None,
+        "high": f"{high:g}" if _is_number(high) else None,
+        "continuous": (output.get("inference") or {}).get("batching") != "static",
+    }
+
+
 def serving_verdict(inference: Any) -> str:
     """Whether the cluster serves the rate within the latency targets, and if not the bounds that fail
     (`serving_failures`): "yes", "no: TPOT p90 218 ms > 50.0 ms"."""

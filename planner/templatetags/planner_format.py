@@ -86,6 +86,12 @@ def serving_failures(inference: Any) -> list[str]:
 
 
 @register.filter
+def kernel_efficiency_note(output: Any) -> dict[str, Any] | None:
+    """{% with k=output|kernel_efficiency_note %}: the serving kernel efficiency a result used (formatting.py)."""
+    return f.kernel_efficiency_note(output)
+
+
+@register.filter
 def runs(output: Any) -> bool:
     """{% if output|runs %}: False when the model does not fit, so no time or latency is shown as if it ran."""
     return f.runs(output)
