@@ -169,6 +169,7 @@ def test_speculative_decoding_and_disaggregated_pools_are_echoed():
         ({}, {"tp": 8, "zero_stage": 3}, "workload.parallelism.zero_stage"),
         ({"serving_typo": 1}, {"tp": 8}, "workload.serving.serving_typo"),
         ({"fused_gemm_swiglu": "yes"}, {"tp": 8}, "workload.serving.fused_gemm_swiglu"),
+        ({"eplb": "yes"}, {"tp": 8}, "workload.serving.eplb"),
     ],
 )
 def test_bad_serving_input_names_the_field(serving, parallelism, path):

@@ -279,6 +279,7 @@ def deployment_for(case: dict[str, str]) -> Deployment:
             else None,
             adp_batching_wait_iters=int(case.get("adp_batching_wait_iters") or 0),
             fused_gemm_swiglu=case.get("fused_gemm_swiglu") == "true",
+            eplb=case.get("eplb") == "true",
         ),
     )
 

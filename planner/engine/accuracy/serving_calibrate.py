@@ -41,7 +41,7 @@ SEARCH_SPACE: dict[str, tuple[float, float, int]] = {
     "GEMM_PEAK_FRACTION.fp4": (0.15, 0.70, 12),
     "STEP_OVERHEAD_S": (0.0, 6e-3, 13),
     "EAGER_STEP_OVERHEAD_S": (0.0, 15e-3, 16),
-    "EXPERT_LOAD_IMBALANCE": (1.0, 2.5, 11),
+    "EXPERT_LOAD_SCALE": (1.0, 2.5, 16),
     "ROOFLINE_EXPOSED_FRACTION": (0.0, 1.0, 11),
     "RDMA_COLLECTIVE_LATENCY_S": (10e-6, 260e-6, 11),
 }

@@ -53,6 +53,7 @@ def engine_settings(s: ServingSpec) -> EngineSettings:
         scheduler_steps=s.scheduler_steps,
         fused_gemm_swiglu=s.fused_gemm_swiglu,
         kernel_efficiency=s.kernel_efficiency,
+        eplb=s.eplb,
     )
 
 
@@ -270,6 +271,7 @@ def _engine_echo(p: Prepared, d: Deployment) -> dict[str, Any]:
         "chunked_prefill": d.engine.chunked_prefill,
         "overlap_scheduling": d.engine.overlap_scheduling,
         "fused_gemm_swiglu": d.engine.fused_gemm_swiglu,
+        "eplb": d.engine.eplb,
         "scheduler_steps": d.engine.scheduler_steps,
         "kv_capacity_tokens_per_replica": p.memories[0].kv_capacity_tokens,
         "gemm_precision": p.hw.gemm_precision,

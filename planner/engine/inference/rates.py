@@ -147,11 +147,28 @@ GEMM_PEAK_FRACTION: dict[str, float] = {"fp8": 0.54, "fp4": 0.45}
 #: weights, 1.9 µs of math) run at 0.45-0.78 of HBM bandwidth, i.e. 5.6-9.8 µs, about the sum of the two (1).
 #: Fitted.
 ROOFLINE_EXPOSED_FRACTION = 0.6
-#: The busiest GPU's expert load over the mean under expert parallelism: every GPU waits for it at each MoE
-#: layer (and its all-to-all). Published range: SGLang's expert-parallel load balancer (EPLB) made DeepSeek-V3
-#: 1.49x faster in prefill and 2.54x in decode at large EP (lmsys blog 2025-05-05), so imbalance without it is
-#: 1.5-2.5x and with it nearer 1. Fitted.
-EXPERT_LOAD_IMBALANCE = 1.9
+#: Spread of the experts' popularity (their shares of the routed tokens at one MoE layer), as the standard deviation
+#: of its logarithm; inference/expert_load.py turns it into the busiest GPU's load under expert parallelism.
+#: TensorRT-LLM tech blog 4 ("Scaling Expert Parallelism in TensorRT-LLM (Part 1)", Table 1: DeepSeek-R1, EP 32 on
+#: GB200, a machine-translation dataset, per-layer per-iteration metrics averaged): per expert mean 128 tokens,
+#: standard deviation 164.1 (CV 1.28), hottest expert 11.95x the mean; per GPU of 8 experts CV 0.48, busiest GPU
+#: 2.564x the mean. A lognormal with 1.05 gives CV 1.35, hottest expert 12.0x, busiest of 32 GPUs 2.49x (1.07 / 1.19
+#: / 1.40 / 1.78 at EP 2 / 4 / 8 / 16). Sourced (fitted to that table once, not to any serving case); other MoE
+#: models take DeepSeek-R1's spread (an assumption: no other model's table was found).
+EXPERT_POPULARITY_LOG_SIGMA = 1.05
+#: The busiest GPU's load over the mean with an expert-parallel load balancer (EPLB, redundant hot experts placed
+#: from measured statistics): 1.109 (EP 32, 9 slots per GPU) and 1.115 (EP 36, 8 slots), TensorRT-LLM tech blog 4,
+#: Table 1. SGLang's own check (lmsys blog 2025-05-05): its default EPLB at EP 32 runs prefill at 50,302 tokens/s per
+#: node, a simulated perfect balance at 59,337. Sourced.
+EPLB_LOAD_IMBALANCE = 1.11
+#: What the expert-parallel cases' compute-bound experts take beyond the busiest GPU's popularity share above, as a
+#: multiplier of that share (so also of its dispatch/combine bytes): replaces the single fitted EXPERT_LOAD_IMBALANCE
+#: 1.9 of every EP degree. Not an imbalance the sources measure (Table 1's spread gives 1.40 at EP 8 where the fit
+#: charges 1.40 x 1.6 = 2.24): the per-step routing noise at smaller batches, the EP path's permute, activation-quantize and
+#: finalize kernels and the padding of per-expert groups are candidates with no published size. Search range
+#: 1.0-2.5 (the old constant's, from SGLang's EPLB speedups 1.49x prefill, 2.54x decode, lmsys blog 2025-05-05).
+#: Fitted.
+EXPERT_LOAD_SCALE = 1.6
 #: Fixed cost of one engine step (scheduling, input preparation, sampling, kernel launches not in a CUDA graph).
 #: No direct per-step figure was found for vLLM V1 or SGLang; vLLM's v0.6 profile (2024-09-05 blog) shows CPU
 #: work was 62% of wall time before async scheduling. Fitted.
@@ -194,9 +211,9 @@ MAX_KERNEL_EFFICIENCY = 1.25
 #: out of the fit (accuracy/data/serving_loo.csv; `python -m planner.engine validate` prints the current values and
 #: tests/engine/test_serving_validation.py fails when these no longer match, rounded outward to two decimals). A
 #: throughput T reads [low x T, high x T].
-THROUGHPUT_RANGE = (0.64, 1.24)
+THROUGHPUT_RANGE = (0.69, 1.23)
 #: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
-LATENCY_RANGE = (0.77, 3.52)
+LATENCY_RANGE = (0.77, 3.49)
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
@@ -260,6 +277,22 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "unit": "tokens per expert / ridge tokens -> fraction of the experts' precision peak",
             "source": "DeepGEMM README (H800 FP8 normal, masked and contiguous grouped GEMMs, DeepSeek-V3 expert "
             "shapes); other GPUs and precisions over their own ridge point (assumption)",
+        },
+        "serving.expert_popularity_log_sigma": {
+            "value": EXPERT_POPULARITY_LOG_SIGMA,
+            "unit": "standard deviation of ln(an expert's share of the routed tokens), lognormal",
+            "source": "TensorRT-LLM tech blog 4, Table 1 (DeepSeek-R1, EP 32): expert CV 1.28, hottest expert 11.95x "
+            "the mean, busiest GPU 2.564x; other MoE models take DeepSeek-R1's spread (assumption)",
+        },
+        "serving.eplb_load_imbalance": {
+            "value": EPLB_LOAD_IMBALANCE,
+            "unit": "busiest GPU's routed tokens / mean with an expert-parallel load balancer",
+            "source": "TensorRT-LLM tech blog 4, Table 1: 1.109 (EP 32, 288 slots), 1.115 (EP 36)",
+        },
+        "serving.expert_load_scale": {
+            "value": EXPERT_LOAD_SCALE,
+            "unit": "multiplier of the busiest GPU's expert share under expert parallelism",
+            "source": f"{fitted}; searched 1.0-2.5",
         },
         "serving.rdma_collective_latency_us": {
             "value": RDMA_COLLECTIVE_LATENCY_S * 1e6,

@@ -55,6 +55,9 @@ class EngineSettings:
     #: the user's kernel efficiency against the calibrated average of published stacks (1.0): multiplies the matmul
     #: ceiling of the compute side of dense and grouped GEMMs and attention (layout.serving_hardware)
     kernel_efficiency: float = eff.KERNEL_EFFICIENCY_DEFAULT
+    #: an expert-parallel load balancer (EPLB: hot experts replicated and placed from measured statistics) evens the
+    #: experts' load over the GPUs (expert_load.expert_load_imbalance)
+    eplb: bool = False
 
     def limits(self, hw: ServingHardware) -> tuple[int, int]:
         running, tokens = eff.engine_defaults(hw.hbm_gib, hw.name)
@@ -197,6 +200,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
         dense_weight_bpv=dense_bpv,
         comm_overlap=d.engine.two_batch_overlap,
         fused_gemm_swiglu=d.engine.fused_gemm_swiglu,
+        eplb=d.engine.eplb,
         adp_balance_ratio=eff.ATTENTION_DP_BALANCE_RATIO_BATCHING if batching else None,
     )
     reps = Replicas.of(coef, limits, extra_ttft_s)

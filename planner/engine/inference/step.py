@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from planner.engine.inference import rates as eff
+from planner.engine.inference.expert_load import expert_load_imbalance
 from planner.engine.inference.layout import ServingHardware, ServingLayout, kv_head_share
 from planner.engine.inference.shape import ServingShape
 
@@ -86,15 +87,18 @@ def _link(hw: ServingHardware, group_gpus: int) -> tuple[float, float]:
     return bandwidth, eff.RDMA_COLLECTIVE_LATENCY_S
 
 
-def _comm(shape: ServingShape, hw: ServingHardware, lay: ServingLayout) -> tuple[float, float]:
+def _comm(
+    shape: ServingShape, hw: ServingHardware, lay: ServingLayout, imbalance: float
+) -> tuple[float, float]:
     """(latency s, s per token of the micro-batch) of one stage's collectives.
 
     Attention-TP groups all-reduce the hidden state twice per layer (Megatron-LM, arXiv:1909.08053 §3). With
     attention data parallelism each MoE layer dispatches every token to its top-k experts and combines the results
     (one all-to-all each way, FP8 out and 16-bit back, DeepEP); inside a node every copy crosses NVLink, across nodes
     a token crosses the NIC once per remote node it needs (DeepEP's node-limited, NVLink-forwarded dispatch), so at
-    most min(top_k, nodes) times. An uneven expert load makes every GPU wait for the busiest
-    (rates.EXPERT_LOAD_IMBALANCE)."""
+    most min(top_k, nodes) times. An uneven expert load makes every GPU wait for the busiest, which receives
+    `imbalance` times the mean GPU's tokens (expert_load.expert_load_imbalance; "more data will be sent to/received
+    from the hot EP rank", TensorRT-LLM tech blog 4)."""
     tp, atp, dp = lay.tp, lay.attention_tp, lay.attention_dp
     layers, moe_layers = shape.layers / lay.pp, shape.moe_layers / lay.pp
     fixed = per_token = 0.0
@@ -106,7 +110,6 @@ def _comm(shape: ServingShape, hw: ServingHardware, lay: ServingLayout) -> tuple
         bandwidth, latency = _link(hw, tp)
         nodes = -(-tp // hw.gpus_per_node)
         copies = shape.top_k * (tp - 1) / tp if nodes == 1 else min(shape.top_k, nodes) * (nodes - 1) / nodes
-        imbalance = eff.EXPERT_LOAD_IMBALANCE if lay.ep > 1 else 1.0
         fixed += 2.0 * moe_layers * latency
         per_token += (
             moe_layers * copies * shape.hidden * (DISPATCH_BYTES + COMBINE_BYTES) / tp / bandwidth * imbalance
@@ -125,13 +128,15 @@ def step_coefficients(
     comm_overlap: bool = False,
     adp_balance_ratio: float | None = None,
     fused_gemm_swiglu: bool = False,
+    eplb: bool = False,
 ) -> StepCoefficients:
     """The step model's coefficients for each layout (module docstring). `dense_weight_bpv` is the bytes per
     value of the non-expert weights when they are stored apart from the experts' format; `comm_overlap` hides a
     stage's collectives behind its compute (two-batch overlap, SGLang/DeepEP); `adp_balance_ratio` is the mean over
     colocated iterations of mean / busiest attention-DP rank's tokens (default rates.ATTENTION_DP_BALANCE_RATIO);
     `fused_gemm_swiglu`: the FFN's SwiGLU runs in the gate/up GEMM's epilogue, so its activation traffic
-    (rates.ELEMENTWISE_FFN_VALUES per FFN column) is not paid (_elementwise_ffn_values)."""
+    (rates.ELEMENTWISE_FFN_VALUES per FFN column) is not paid (_elementwise_ffn_values); `eplb`: an expert-parallel
+    load balancer places and replicates the experts (expert_load.expert_load_imbalance)."""
     balance = eff.ATTENTION_DP_BALANCE_RATIO if adp_balance_ratio is None else adp_balance_ratio
     bw = hw.hbm_bandwidth_bytes_per_s
     dense_bpv = weight_bpv if dense_weight_bpv is None else dense_weight_bpv
@@ -144,7 +149,7 @@ def step_coefficients(
     for lay in layouts:
         tp, pp, dp, atp = lay.tp, lay.pp, lay.attention_dp, lay.attention_tp
         stage = 1.0 / pp  # share of the layers in one stage
-        imbalance = eff.EXPERT_LOAD_IMBALANCE if lay.ep > 1 else 1.0
+        imbalance = expert_load_imbalance(shape.experts, lay.ep, eplb=eplb) if shape.top_k else 1.0
         dense_bytes = (shape.attention_params + shape.dense_params) * dense_bpv * stage / atp
         head_bytes = shape.head_params * dense_bpv / tp / pp  # the last stage holds it: once per cycle
         kv_share = kv_head_share(shape, lay)
@@ -182,7 +187,7 @@ def step_coefficients(
             shape.prefill_pair_flop_per_layer * shape.layers * stage / tp / attn_flops
         )
         cols["elementwise_s_per_token"].append(elementwise / (bw * eff.ELEMENTWISE_HBM_FRACTION))
-        fixed, per_token = _comm(shape, hw, lay)
+        fixed, per_token = _comm(shape, hw, lay, imbalance)
         cols["comm_fixed_s"].append(fixed)
         cols["comm_s_per_token"].append(per_token)
         cols["comm_overlap"].append(1.0 if comm_overlap else 0.0)
@@ -217,7 +222,7 @@ def _experts_s(c: StepCoefficients, tokens: Any, touched: Any, like: Any) -> Any
     """The routed experts' grouped GEMMs on the busiest GPU: their FLOPs at the grouped-GEMM fraction the DeepGEMM
     curve gives for its tokens per touched expert (rates.grouped_gemm_fraction). Few tokens per expert: memory-bound,
     the touched experts' weights streamed at ~0.68 of HBM (an uneven load cancels out); many: compute-bound at up to
-    0.62 of peak, the busiest GPU's extra tokens (rates.EXPERT_LOAD_IMBALANCE) costing in full."""
+    0.62 of peak, the busiest GPU's extra tokens (expert_load.expert_load_imbalance) costing in full."""
     if not c.top_k:
         return 0.0 * np.asarray(like, dtype=float)
     per_expert = np.maximum(tokens, 0.0) * c.top_k / c.experts

@@ -180,6 +180,7 @@ class ServingSpec:
     chunked_prefill: bool = True
     overlap_scheduling: bool = False
     fused_gemm_swiglu: bool = False
+    eplb: bool = False
     scheduler_steps: int = 1
     #: the user's statement of their serving stack's compute-bound kernel speed against the calibrated average
     #: (1.0); multiplies the matmul ceiling the step model's GEMMs and attention math run at (rates.py)

@@ -45,6 +45,7 @@ SERVING_KEYS = (
     "chunked_prefill",
     "overlap_scheduling",
     "fused_gemm_swiglu",
+    "eplb",
     "scheduler_steps",
     "kernel_efficiency",
     "speculative",
@@ -178,6 +179,7 @@ def parse_serving(
         "chunked_prefill": s.boolean("chunked_prefill", default=True),
         "overlap_scheduling": s.boolean("overlap_scheduling", default=False),
         "fused_gemm_swiglu": s.boolean("fused_gemm_swiglu", default=False),
+        "eplb": s.boolean("eplb", default=False),
         "scheduler_steps": s.number("scheduler_steps", integer=True, default=1, minimum=1, maximum=64),
         "kernel_efficiency": s.number(
             "kernel_efficiency",
@@ -202,6 +204,7 @@ def parse_serving(
             engine["chunked_prefill"],
             engine["overlap_scheduling"],
             engine["fused_gemm_swiglu"],
+            engine["eplb"],
             engine["scheduler_steps"],
             engine["kernel_efficiency"],
         )
