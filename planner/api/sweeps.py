@@ -25,7 +25,8 @@ from planner.api.base import ApiViewMixin
 from planner.api.errors import NON_FIELD_PATH, InvalidInput, ServiceUnavailable
 from planner.api.throttles import SweepThrottle
 from planner.engine.inputs.errors import SpecError
-from planner.sweeps import selectors, services
+from planner.models import WorkloadKind
+from planner.sweeps import selectors, services, serving, serving_services
 from planner.sweeps.forms import DEGREE_FIELDS, SweepForm, initial_for
 from planner.sweeps.models import SweepRun
 
@@ -35,6 +36,8 @@ SCENARIO_KEY = "scenario"
 LIST_FIELDS = ("gpus", "recompute")
 #: Text fields that also take a JSON list of integers, joined as the page's "8, 16, 32".
 JOINABLE_FIELDS = ("nodes", *DEGREE_FIELDS)
+#: The serving sweep's request rates: a JSON list of numbers, joined as the page's "5, 10, 20".
+RATES_FIELD = "rates"
 #: Seconds a client should wait before retrying after a 503.
 QUEUE_RETRY_AFTER_S = 30
 
@@ -101,9 +104,13 @@ def sweep_results(run: SweepRun) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------ input
 
 
-def form_data(body: Any, base: dict[str, Any]) -> dict[str, Any]:
-    """The request body over the page's defaults as SweepForm data; InvalidInput for a body that is not an
-    object of the form's fields."""
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def form_data(body: Any, base: dict[str, Any], form_class: type = SweepForm) -> dict[str, Any]:
+    """The request body over the page's defaults as data of `form_class` (SweepForm, or the serving sweep's
+    form for an inference scenario); InvalidInput for a body that is not an object of the form's fields."""
     if not isinstance(body, dict):
         raise InvalidInput({"(input)": ["must be an object of sweep fields and `scenario`"]})
     problems: dict[str, list[str]] = {}
@@ -111,7 +118,7 @@ def form_data(body: Any, base: dict[str, Any]) -> dict[str, Any]:
     for key, value in body.items():
         if key == SCENARIO_KEY:
             continue
-        if key not in SweepForm.base_fields:
+        if key not in form_class.base_fields:
             problems[str(key)] = ["unknown field"]
         elif key in LIST_FIELDS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -121,6 +128,11 @@ def form_data(body: Any, base: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(value, list) and key in JOINABLE_FIELDS:
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
                 problems[key] = ["must be a list of integers or a text such as “8-64 step 8”"]
+            else:
+                data[key] = ", ".join(str(v) for v in value)
+        elif isinstance(value, list) and key == RATES_FIELD:
+            if not all(_number(v) for v in value):
+                problems[key] = ["must be a list of numbers (requests/s) or a text such as “5, 10, 20”"]
             else:
                 data[key] = ", ".join(str(v) for v in value)
         elif isinstance(value, dict | list):
@@ -221,7 +233,9 @@ SWEEP_RESULTS_SCHEMA: dict[str, Any] = {
 SWEEP_REQUEST_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": "`scenario` plus the sweep page's fields; omitted fields take the page's defaults for "
-    "that scenario (its GPU, half to four times its nodes, shortest time).",
+    "that scenario (its GPU, half to four times its nodes, shortest time). For an inference scenario the "
+    "serving sweep's fields: `name`, `gpus`, `nodes`, `tp` and `rates` (at most 256 configurations; defaults: "
+    "its GPU, its nodes and twice, TP 1-8, its rate and twice).",
     "properties": {
         SCENARIO_KEY: {"type": "integer", "description": "Id of one of your scenarios."},
         "name": {"type": "string"},
@@ -241,6 +255,10 @@ SWEEP_REQUEST_SCHEMA: dict[str, Any] = {
         "deadline_days": _NULLABLE_NUMBER,
         "facility_mw_max": _NULLABLE_NUMBER,
         "racks_max": {"type": "integer", "nullable": True},
+        RATES_FIELD: {
+            "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "number"}}],
+            "description": "Inference scenarios only: request rates (requests/s) to sweep, e.g. [5, 10, 20].",
+        },
     },
     "required": [SCENARIO_KEY],
     "additionalProperties": False,
@@ -267,7 +285,9 @@ class SweepListView(ApiViewMixin, APIView):
     @extend_schema(
         operation_id="sweeps_create",
         summary="Start a sweep around one of your scenarios",
-        description="Validated like the sweep page (field errors under the form's field names); refused "
+        description="An inference scenario starts a serving sweep (GPU models x node counts x TP x request "
+        "rates, `kind` serving), a training scenario a training sweep. "
+        "Validated like the sweep page (field errors under the form's field names); refused "
         "above the size limit or past your running-sweep limit (400). Rate-limited (429 + Retry-After). "
         "503 `queue unavailable` when the task queue is down: nothing is saved.",
         request={"application/json": SWEEP_REQUEST_SCHEMA},
@@ -279,6 +299,8 @@ class SweepListView(ApiViewMixin, APIView):
     )
     def post(self, request: Request) -> Response:
         scenario = _owned_scenario_id(request.data, request.user)
+        if scenario.workload_kind == WorkloadKind.INFERENCE:
+            return Response(_serving_sweep_create(request, scenario), status=status.HTTP_202_ACCEPTED)
         form = SweepForm(form_data(request.data, initial_for(scenario)), scenario=scenario)
         if not form.is_valid():
             raise InvalidInput(_form_errors(form))
@@ -294,6 +316,25 @@ class SweepListView(ApiViewMixin, APIView):
         except services.SweepRefused as err:
             raise InvalidInput({err.field or NON_FIELD_PATH: [err.message]}) from err
         return Response(sweep_brief(run), status=status.HTTP_202_ACCEPTED)
+
+
+def _serving_sweep_create(request: Request, scenario: Any) -> dict[str, Any]:
+    """A serving sweep of an inference scenario through the serving sweep page's form and service."""
+    data = form_data(request.data, serving.initial_for(scenario), serving.ServingSweepForm)
+    form = serving.ServingSweepForm(data, scenario=scenario)
+    if not form.is_valid():
+        raise InvalidInput(_form_errors(form))
+    try:
+        run = serving_services.serving_sweep_create(
+            owner=request.user, scenario=scenario, inputs=form.inputs()
+        )
+    except services.QueueUnavailable as err:
+        raise ServiceUnavailable(err.message, retry_after_s=QUEUE_RETRY_AFTER_S) from err
+    except SpecError as err:
+        raise InvalidInput({NON_FIELD_PATH: [p.message for p in err.problems]}) from err
+    except services.SweepRefused as err:
+        raise InvalidInput({err.field or NON_FIELD_PATH: [err.message]}) from err
+    return sweep_brief(run)
 
 
 class SweepDetailView(ApiViewMixin, APIView):

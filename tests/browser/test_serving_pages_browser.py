@@ -59,7 +59,7 @@ def test_an_inference_plan_with_a_request_rate_its_sweep_and_its_pdf(
     page.screenshot(path=str(screenshot_dir / "inference_size.png"), full_page=True)
     page.goto(result_url)
 
-    # The serving sweep: three GPU models x one node x TP 4, 8 x two rates.
+    # The serving sweep (stored, run on Celery: eagerly here): three GPU models x one node x TP 4, 8 x two rates.
     page.click("[data-testid=run-sweep]")
     page.wait_for_selector("[data-testid=serving-sweep-form]")
     for gpu in ("nvidia_b200_hgx", "amd_mi300x"):
@@ -67,7 +67,14 @@ def test_an_inference_plan_with_a_request_rate_its_sweep_and_its_pdf(
     page.fill("#id_nodes", "1")
     page.fill("#id_tp", "4, 8")
     page.fill("#id_rates", "4, 8")
-    page.click("[data-testid=serving-sweep-form] button[type=submit]")
+    from planner.celery import app
+
+    app.conf.task_always_eager = True  # the stored sweep's chunks run inside the form's request
+    try:
+        page.click("[data-testid=serving-sweep-form] button[type=submit]")
+        page.wait_for_url(re.compile(r"/sweeps/\d+/$"))
+    finally:
+        app.conf.task_always_eager = False
     page.wait_for_selector("[data-testid=serving-sweep-table] tbody tr")
     assert page.locator("[data-testid=serving-sweep-table] tbody tr").count() == 3 * 1 * 2 * 2
     page.screenshot(path=str(screenshot_dir / "inference_sweep.png"))

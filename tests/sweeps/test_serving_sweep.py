@@ -321,3 +321,46 @@ def test_the_api_shows_the_kind_and_the_ranked_rows(alice_client, done):
     assert brief["kind"] == "serving" and brief["progress_pct"] == 100.0
     results = alice_client.get(reverse("api_sweep_results", args=[done.pk])).json()
     assert results["kind"] == "serving" and results["rows"] == done.result["rows"]
+
+
+def test_an_inference_scenario_starts_a_serving_sweep_over_the_api(serving_scenario, alice):
+    from tests.api.conftest import token_client
+
+    api = token_client(alice)
+    body = {"scenario": serving_scenario.pk, "gpus": [H100], "nodes": [1], "tp": [1, 2], "rates": [10, 40.5]}
+    response = api.post("/api/sweeps/", body, format="json")
+    assert response.status_code == 202, response.json()
+    run = SweepRun.objects.get()
+    assert response.json()["kind"] == "serving" and run.kind == SweepKind.SERVING
+    assert run.total_configs == 4 and run.spec["rates"] == [10.0, 40.5]
+
+
+API_BAD = [
+    ("rate zero", {"rates": [0]}, "rates"),
+    ("rate huge", {"rates": [1e12]}, "rates"),
+    ("rate a word", {"rates": ["ten"]}, "rates"),
+    ("rate of a huge integer", {"rates": [10**400]}, "rates"),
+    ("a training field", {"precision": "bf16"}, "precision"),
+    ("no GPU", {"gpus": []}, "gpus"),
+    ("too many configurations", {"nodes": "1-40", "tp": [1, 2, 4, 8], "rates": [10, 20]}, "rates"),  # 320
+]
+
+
+@pytest.mark.parametrize(("case", "overrides", "field"), API_BAD, ids=[c[0] for c in API_BAD])
+def test_bad_serving_sweeps_over_the_api_are_a_400_naming_the_field(
+    serving_scenario, alice, case, overrides, field
+):
+    from tests.api.conftest import token_client
+
+    body = {
+        "scenario": serving_scenario.pk,
+        "gpus": [H100],
+        "nodes": [1],
+        "tp": [1],
+        "rates": [10],
+        **overrides,
+    }
+    response = token_client(alice).post("/api/sweeps/", body, format="json")
+    assert response.status_code == 400, case
+    assert set(response.json()["errors"]) == {field}, (case, response.json())
+    assert not SweepRun.objects.exists()
