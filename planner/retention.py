@@ -9,7 +9,7 @@ Run daily by Celery beat (planner.prune) and by `manage.py prune_storage`:
 * each scenario keeps its latest RESULTS_KEPT_PER_SCENARIO (50) results (the latest one always).
 
 Per user: a new sweep is refused while the user's stored sweep rows exceed USER_SWEEP_STORAGE_MB (1,024 MB);
-one 49M-configuration sweep stores ~23 MB. A new PDF the user asks for is refused (and the app's automatic
+one 49M-configuration sweep stores ~23 MB, a serving sweep of 256 configurations (its chunks' JSON) ~0.65 MB. A new PDF the user asks for is refused (and the app's automatic
 pre-renders are skipped) while the user's finished PDFs (the bytes in Report.pdf) exceed USER_REPORT_STORAGE_MB
 (500 MB).
 """
@@ -21,13 +21,13 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import Sum
-from django.db.models.functions import Length
+from django.db.models import Sum, TextField
+from django.db.models.functions import Cast, Coalesce, Length
 from django.utils import timezone
 
 from planner.models import Scenario, ScenarioResult
 from planner.reports.models import Report, ReportStatus
-from planner.sweeps.models import ACTIVE_STATUSES, SweepChunk
+from planner.sweeps.models import ACTIVE_STATUSES, SweepChunk, SweepKind
 
 DEFAULTS = {
     "REPORT_RETENTION_DAYS": 30,
@@ -79,10 +79,18 @@ def prune(now: datetime | None = None) -> Pruned:
 
 
 def user_sweep_storage_bytes(user: AbstractBaseUser) -> int:
+    """The user's stored sweep rows: training chunks' row blobs, and serving chunks' configurations and rows
+    (JSON, measured as text: a serving sweep of 256 configurations stores ~0.65 MB)."""
     total = SweepChunk.objects.filter(run__owner=user, rows__isnull=False).aggregate(n=Sum(Length("rows")))[
         "n"
     ]
-    return int(total or 0)
+    as_text = Coalesce(Length(Cast("pieces", TextField())), 0) + Coalesce(
+        Length(Cast("summary", TextField())), 0
+    )
+    serving = SweepChunk.objects.filter(run__owner=user, run__kind=SweepKind.SERVING).aggregate(
+        n=Sum(as_text)
+    )["n"]
+    return int(total or 0) + int(serving or 0)
 
 
 def sweep_storage_problem(user: AbstractBaseUser) -> str | None:

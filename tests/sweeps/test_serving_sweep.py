@@ -8,6 +8,7 @@ field with nothing saved; another user's sweep or scenario is a 404."""
 from __future__ import annotations
 
 import io
+import json
 
 import pandas as pd
 import pytest
@@ -364,3 +365,18 @@ def test_bad_serving_sweeps_over_the_api_are_a_400_naming_the_field(
     assert response.status_code == 400, case
     assert set(response.json()["errors"]) == {field}, (case, response.json())
     assert not SweepRun.objects.exists()
+
+
+def test_serving_sweeps_count_towards_the_users_storage_limit(alice_client, alice, done):
+    from django.test import override_settings
+
+    from planner import retention
+
+    stored = retention.user_sweep_storage_bytes(alice)
+    chunks = SweepChunk.objects.filter(run=done)
+    assert stored >= sum(len(json.dumps(c.pieces)) + len(json.dumps(c.summary)) for c in chunks) * 0.9
+    chunks.filter(index=0).update(summary={**chunks.get(index=0).summary, "pad": "x" * 1_500_000})
+    with override_settings(USER_SWEEP_STORAGE_MB=1):
+        response = _post(alice_client, done.scenario)
+    assert response.status_code == 400 and "over the 1 MB each user may keep" in response.content.decode()
+    assert SweepRun.objects.count() == 1
