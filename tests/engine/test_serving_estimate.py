@@ -170,6 +170,7 @@ def test_speculative_decoding_and_disaggregated_pools_are_echoed():
         ({"serving_typo": 1}, {"tp": 8}, "workload.serving.serving_typo"),
         ({"fused_gemm_swiglu": "yes"}, {"tp": 8}, "workload.serving.fused_gemm_swiglu"),
         ({"eplb": "yes"}, {"tp": 8}, "workload.serving.eplb"),
+        ({"cuda_graphs": "no"}, {"tp": 8}, "workload.serving.cuda_graphs"),
     ],
 )
 def test_bad_serving_input_names_the_field(serving, parallelism, path):
@@ -215,3 +216,10 @@ def test_a_fused_gemm_swiglu_engine_is_echoed_and_no_slower():
     fused = run(target_tokens_per_s=2000, fused_gemm_swiglu=True)["inference"]
     assert fused["engine"]["fused_gemm_swiglu"] is True and plain["engine"]["fused_gemm_swiglu"] is False
     assert fused["tpot_s_p50"] < plain["tpot_s_p50"]
+
+
+def test_cuda_graphs_is_echoed_and_an_engine_without_them_is_slower_per_token():
+    graphs = run(requests_per_s=1.0)["inference"]
+    eager = run(requests_per_s=1.0, cuda_graphs=False)["inference"]
+    assert graphs["engine"]["cuda_graphs"] is True and eager["engine"]["cuda_graphs"] is False
+    assert eager["tpot_s_p50"] > graphs["tpot_s_p50"]

@@ -286,3 +286,30 @@ def test_a_swiglu_fused_into_the_gemm_saves_exactly_its_elementwise_traffic():
     assert float(evaluate(fused, Offline()).output_tokens_per_s) > float(
         evaluate(d, Offline()).output_tokens_per_s
     )
+
+
+def test_without_cuda_graphs_every_step_pays_the_eager_cost_not_only_those_with_prompts():
+    graphs = prepare(deploy(model=LLAMA8, tp=1, lin=128, lout=512)).model
+    eager = prepare(
+        deploy(model=LLAMA8, tp=1, lin=128, lout=512, engine=EngineSettings(cuda_graphs=False))
+    ).model
+    running = np.asarray([1.0, 64.0])
+    # a decode-only step replays its graph; without graphs it launches every kernel
+    extra = eager._decode_cycle(running) - graphs._decode_cycle(running)
+    assert extra == pytest.approx(np.full(2, rates.EAGER_STEP_OVERHEAD_S))
+    x = np.asarray([0.05, 0.2])
+    assert np.all(eager.step_s(x) > graphs.step_s(x))
+
+
+def test_the_prefill_queue_is_busy_for_the_time_of_its_full_chunk_steps_not_their_count():
+    """Long prompts in small chunks: the steps that carry a chunk are longer than the mean step, so the share of
+    time the prefill queue is busy (its M/G/1 utilisation) exceeds the share of steps that carry a chunk."""
+    lm = prepare(deploy(lin=8192, lout=256, engine=EngineSettings(max_batched_tokens=1024))).model
+    cap = float(lm.max_rate_per_s()[0])
+    x = lm.x_for_rate(np.asarray([0.3 * cap, 0.6 * cap]))
+    t = lm.step_s(x)
+    parts = lm._ttft_parts(x, t)
+    share_of_steps = x * lm.new_in / parts["left"]
+    assert np.all(parts["rho_p"] > share_of_steps)
+    full = lm._cycle(x * lm.steps_out, parts["left"], 0.0, 0.0, x, 1.0)
+    assert np.all(parts["rho_p"] <= 1.0) and np.all(full > t)

@@ -280,6 +280,7 @@ def deployment_for(case: dict[str, str]) -> Deployment:
             adp_batching_wait_iters=int(case.get("adp_batching_wait_iters") or 0),
             fused_gemm_swiglu=case.get("fused_gemm_swiglu") == "true",
             eplb=case.get("eplb") == "true",
+            cuda_graphs=case["cuda_graphs"] != "false",
         ),
     )
 

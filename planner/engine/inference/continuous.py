@@ -54,6 +54,7 @@ def engine_settings(s: ServingSpec) -> EngineSettings:
         fused_gemm_swiglu=s.fused_gemm_swiglu,
         kernel_efficiency=s.kernel_efficiency,
         eplb=s.eplb,
+        cuda_graphs=s.cuda_graphs,
     )
 
 
@@ -273,6 +274,7 @@ def _engine_echo(p: Prepared, d: Deployment) -> dict[str, Any]:
         "fused_gemm_swiglu": d.engine.fused_gemm_swiglu,
         "eplb": d.engine.eplb,
         "scheduler_steps": d.engine.scheduler_steps,
+        "cuda_graphs": d.engine.cuda_graphs,
         "kv_capacity_tokens_per_replica": p.memories[0].kv_capacity_tokens,
         "gemm_precision": p.hw.gemm_precision,
         "attention_precision": p.hw.attention_precision,

@@ -116,13 +116,16 @@ class LoadModel:
         adp_batching_wait_iters: int = 0,
         prefill_only: bool = False,
         decode_only: bool = False,
+        cuda_graphs: bool = True,
     ) -> None:
         """`overlap_scheduling`: the CPU work of each step is hidden behind the GPU's (SGLang's overlap scheduler,
         vLLM's async scheduling); `scheduler_steps`: vLLM multi-step scheduling; `prefill_only`: a disaggregated
         prefill pool (prompts only; the first token then leaves); `decode_only`: a decode pool (requests arrive with
         their KV cache, no prompt tokens in its steps); `adp_balance_timeout_iters`: TensorRT-LLM's attention-DP
         balance holds a context request until every rank has one, at most that many iterations, and
-        `adp_batching_wait_iters` more once every rank has one (_adp_wait)."""
+        `adp_batching_wait_iters` more once every rank has one (_adp_wait);
+        `cuda_graphs` False: no step replays a captured CUDA graph (vLLM enforce_eager, the NVIDIA MLPerf harness's
+        use_graphs False), so every step pays rates.EAGER_STEP_OVERHEAD_S, not only those that carry prompts."""
         self.rep, self.wl = rep, wl
         self.colocated = not (prefill_only or decode_only)
         self.adp_timeout_iters = adp_balance_timeout_iters
@@ -131,6 +134,7 @@ class LoadModel:
         hidden = overlap_scheduling
         self.overhead = 0.0 if hidden else eff.STEP_OVERHEAD_S / self.scheduler_steps
         self.eager_overhead = 0.0 if hidden else eff.EAGER_STEP_OVERHEAD_S
+        self.cuda_graphs = cuda_graphs
         spec = wl.speculation
         self.verify = 1.0 + spec.draft_tokens
         self.steps_out = 0.0 if prefill_only else wl.decode_steps
@@ -178,7 +182,7 @@ class LoadModel:
             prefill_tokens=p + 0.0 * like,
             cached_tokens=k + 0.0 * like,
             prefill_pairs=a + 0.0 * like,
-            step_overhead_s=self.overhead + self.eager_overhead * eager,
+            step_overhead_s=self.overhead + self.eager_overhead * (eager if self.cuda_graphs else 1.0),
             colocated=self.colocated if colocated is None else colocated,
         )
 
@@ -279,8 +283,18 @@ class LoadModel:
         busy = 1.0 - np.exp(-(running + x))
         if rep.chunked_prefill:
             left = np.maximum(budget - d, 1.0)
-            rho_p = np.clip(x * self.new_in / left, 0.0, 0.999)
-            s2 = self.in_second_moment / left**2 * t**2
+            # The prefill queue's server is busy in the steps that carry prompt chunks, and those steps take
+            # longer than the mean step t: a busy step carries the whole budget left by the decodes (the sampled
+            # own prefill already times its full chunks so, _own_prefill_s). A prompt of n tokens is served in
+            # n x tau seconds, tau = full step / budget left; the queue's utilisation is then the share of time
+            # spent in such steps, lambda x E[S] (M/G/1, Pollaczek-Khinchine), not the share of steps x n / left
+            # (which times the service in mean steps and so undercounts the wait when prompts are long).
+            full_step = self._cycle(
+                d, left, d * wl.mean_context_tokens, self.pairs * left / max(self.new_in, 1.0), x, 1.0
+            )
+            tau = full_step / left
+            rho_p = np.clip(rate * self.new_in * tau, 0.0, 0.999)
+            s2 = self.in_second_moment * tau**2
             last = np.minimum(left, self.new_in + x * self.new_in)
             own_mean = (np.ceil(self.new_in / left) - 1.0) * t + self._cycle(
                 d, last, d * wl.mean_context_tokens, (x + 1.0) * self.pairs, x, 1.0

@@ -58,6 +58,9 @@ class EngineSettings:
     #: an expert-parallel load balancer (EPLB: hot experts replicated and placed from measured statistics) evens the
     #: experts' load over the GPUs (expert_load.expert_load_imbalance)
     eplb: bool = False
+    #: decode steps replay a captured CUDA graph; False: every step launches its kernels (vLLM enforce_eager,
+    #: the NVIDIA MLPerf harness's use_graphs False)
+    cuda_graphs: bool = True
 
     def limits(self, hw: ServingHardware) -> tuple[int, int]:
         running, tokens = eff.engine_defaults(hw.hbm_gib, hw.name)
@@ -149,6 +152,7 @@ class Prepared:
             scheduler_steps=self.engine.scheduler_steps,
             adp_balance_timeout_iters=self.engine.adp_balance_timeout_iters,
             adp_batching_wait_iters=self.engine.adp_batching_wait_iters,
+            cuda_graphs=self.engine.cuda_graphs,
             prefill_only=prefill,
             decode_only=not prefill,
         )
@@ -211,6 +215,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
         scheduler_steps=d.engine.scheduler_steps,
         adp_balance_timeout_iters=d.engine.adp_balance_timeout_iters,
         adp_batching_wait_iters=d.engine.adp_batching_wait_iters,
+        cuda_graphs=d.engine.cuda_graphs,
     )
     return Prepared(shape, hw, tuple(lays), tuple(memories), coef, reps, model, d.engine)
 

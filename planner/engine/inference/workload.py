@@ -185,6 +185,7 @@ class ServingSpec:
     #: the user's statement of their serving stack's compute-bound kernel speed against the calibrated average
     #: (1.0); multiplies the matmul ceiling the step model's GEMMs and attention math run at (rates.py)
     kernel_efficiency: float = 1.0
+    cuda_graphs: bool = True
     speculative: Speculation | None = None
     disaggregated: DisaggregationSpec | None = None
     ep: int = 1

@@ -48,6 +48,7 @@ SERVING_KEYS = (
     "eplb",
     "scheduler_steps",
     "kernel_efficiency",
+    "cuda_graphs",
     "speculative",
     "disaggregated",
 )
@@ -187,6 +188,7 @@ def parse_serving(
             above=0,
             maximum=MAX_KERNEL_EFFICIENCY,
         ),
+        "cuda_graphs": s.boolean("cuda_graphs", default=True),
     }
     speculative = _speculative(s.child("speculative", SPECULATIVE_KEYS), model)
     if speculative is not None and batching == "static":
@@ -207,6 +209,7 @@ def parse_serving(
             engine["eplb"],
             engine["scheduler_steps"],
             engine["kernel_efficiency"],
+            engine["cuda_graphs"],
         )
     ):
         return None
