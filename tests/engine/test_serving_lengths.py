@@ -7,7 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from planner.engine.accuracy.serving import CASES_PATH, DATASET_OUTPUT_CV, _gpu, _model, _rows, deployment_for
+from planner.engine.accuracy.serving import (
+    CASES_PATH,
+    DATASET_INPUT,
+    DATASET_OUTPUT_CV,
+    _gpu,
+    _model,
+    _rows,
+    deployment_for,
+)
 from planner.engine.inference.drain import residual_survival
 from planner.engine.inference.layout import ServingLayout
 from planner.engine.inference.service import Deployment, Offline, Rate, evaluate, prepare
@@ -87,6 +95,19 @@ def test_mlperf_cases_take_their_dataset_s_output_spread_and_published_lengths_s
         else:
             assert output.distribution == "fixed"
     assert seen == set(DATASET_OUTPUT_CV)
+
+
+def test_mlperf_cases_run_their_dataset_s_measured_prompt_mean_and_spread_and_none_is_an_estimate():
+    seen = set()
+    for case in _rows(CASES_PATH):
+        kind, _, dataset = case["input_basis"].partition(":")
+        assert kind != "estimate", case["id"]
+        prompt = deployment_for(case).workload.input
+        if kind == "dataset":
+            mean, cv = DATASET_INPUT[dataset]
+            assert (prompt.mean, prompt.distribution, prompt.cv) == (mean, "lognormal", cv), case["id"]
+            seen.add(dataset)
+    assert seen == set(DATASET_INPUT) == set(DATASET_OUTPUT_CV)
 
 
 def test_the_equilibrium_residual_output_is_length_biased_and_capped():

@@ -9,19 +9,10 @@
   the source does not state them, the engine's documented defaults, said in `notes`), and which published
   figures to compare.
 
-Lengths the sources do not publish are estimates, marked `estimate:<dataset>` in `input_basis` and fixed here
-before any fitting (never tuned):
-* openorca (MLPerf Llama-2-70B, 24,576 OpenOrca GPT-4 prompts, <= 1,024 tokens): 250 tokens: a system prompt of
-  ~40 tokens and a FLAN/T0/NIv2/CoT question; bounded above by the H200 Offline result, which at more than
-  ~450 input tokens would need over 70% of the FP8 peak;
-* mixtral_mix (5k OpenOrca, 5k GSM8K, 5k MBXP): 500;
-* llama405b_mix (MLPerf 405B long-context QA/summarisation/code, max 20,000): 9,400;
-* deepseek_r1_mix (AIME, MATH500, GPQA, MMLU-Pro, LiveCodeBench problems): 800 until issue 14's DeepSeek pass; now
-  measured, `dataset:deepseek_r1_mix`: 803.8 tokens, lognormal with CV 0.505 (sd 405.6, median 902, max 3,140), the
-  `tok_input_len` column of the MLCommons file mlperf_deepseek_r1_dataset_4388_fp8_eval.pkl as summarised in
-  openshift-psap/performance-dashboard mlperf-data/summaries/deepseek-r1.csv (4,388 rows; its output column's mean,
-  4,043.45, is the reference mean-output-tok-len MLCommons' README prints, so the file is that dataset);
-* cnn_dailymail (MLPerf Llama-3.1-8B summarisation): 900.
+MLPerf rows take their prompt lengths from the dataset: `dataset:<dataset>` in `input_basis`, the mean and spread of
+DATASET_INPUT (a lognormal with that mean and CV), measured per sample in MLCommons' own dataset files. Until issue
+14's prompt-length pass four of them were estimates fixed before any fitting (`estimate:<dataset>`: OpenOrca 250,
+Mixtral mix 500, CNN/DailyMail 900, Llama 3.1 405B 9,400, all at a fixed length); docs/serving-model.md section 4.
 Output lengths of MLPerf rows are the measured means of the run (tokens/s / samples/s); their spread is the
 coefficient of variation of the dataset's reference outputs (DATASET_OUTPUT_CV), as a lognormal around that mean.
 
@@ -134,6 +125,30 @@ def _gpu(gpu_id: str) -> GpuSpec:
     spec = gpu_spec_from_object(obj, "cluster.gpu", problems, catalog_id=gpu_id)
     assert spec is not None and not problems, problems
     return spec
+
+
+#: Prompt lengths of the MLPerf datasets (mean tokens, coefficient of variation), from the per-sample token counts of
+#: MLCommons' dataset files as extracted in openshift-psap/performance-dashboard mlperf-data/summaries/*.csv (commits
+#: 7cd1065, 67033ba, 739352b, b04ea53; the extraction script generate_dataset_summaries.py reads the files' own
+#: tokenised columns), statistics computed from those files. The same files' output columns reproduce MLCommons'
+#: reference figures (Mixtral 144.84 and Llama 3.1 405B 684.68 tokens_per_sample, language/*/README.md; DeepSeek-R1
+#: 3,886.2 mean-output-tok-len when capped at 20,000), so they are those datasets.
+#: * openorca: open_orca_gpt4_tokenized_llama.sampled_24576.pkl.gz `tok_input_length` (Llama-2 tokens): 24,576
+#:   prompts, mean 222.3, sd 171.5, median 152, 48-1,021 (processorca.py --seqlen_limit=1024);
+#: * mixtral_mix: 09292024_mixtral_15k_mintoken2_v1.pkl `tok_input_len`: 15,000, mean 427.4, sd 328.6, median 283;
+#: * cnn_dailymail: cnn_eval.json, the length of `tok_input` (Llama-3.1 token ids, prompt template included; only
+#:   that file's output column is characters / 4): 13,368, mean 870.7, sd 430.1, median 784, 79-2,540;
+#: * llama405b_mix: mlperf_llama3.1_405b_dataset_8313_processed_fp16_eval.pkl `tok_input_len`: 8,313, mean 9,428.6,
+#:   sd 4,066.9, median 10,112, 476-19,988 (skewed to the long side: a lognormal understates its median);
+#: * deepseek_r1_mix: mlperf_deepseek_r1_dataset_4388_fp8_eval.pkl `tok_input_len`: 4,388, mean 803.8, sd 405.6,
+#:   median 902, max 3,140.
+DATASET_INPUT: dict[str, tuple[float, float]] = {
+    "openorca": (222.3, 0.771),
+    "mixtral_mix": (427.4, 0.769),
+    "cnn_dailymail": (870.7, 0.494),
+    "llama405b_mix": (9428.6, 0.431),
+    "deepseek_r1_mix": (803.8, 0.505),
+}
 
 
 #: Output-length spread (coefficient of variation of the tokens per response) of the MLPerf datasets, from the
