@@ -205,7 +205,7 @@ def test_attention_dp_balance_holds_a_prompt_until_every_rank_has_one_within_its
     kw = {"model": DEEPSEEK, "gpu": B200, "precision": "fp4", "lin": 800, "lout": 1000}
     lay = ServingLayout(8, ep=8, dp_attention=True)
     plain = deploy(layout=lay, **kw)
-    balanced = replace(plain, engine=EngineSettings(adp_balance_timeout_iters=60))
+    balanced = replace(plain, engine=EngineSettings(adp_balance_timeout_iters=200))
     rate = Rate(4.0)
     base, held = evaluate(plain, rate).state, evaluate(balanced, rate).state
     # about (dp - 1) / (2 x rate) on average: 7 / 8 s at 4 requests/s
@@ -313,3 +313,22 @@ def test_the_prefill_queue_is_busy_for_the_time_of_its_full_chunk_steps_not_thei
     assert np.all(parts["rho_p"] > share_of_steps)
     full = lm._cycle(x * lm.steps_out, parts["left"], 0.0, 0.0, x, 1.0)
     assert np.all(parts["rho_p"] <= 1.0) and np.all(full > t)
+
+
+def test_the_per_request_step_cost_grows_with_running_requests_and_overlap_scheduling_hides_it(monkeypatch):
+    running = np.asarray([1.0, 64.0, 256.0])
+
+    def decode_cycles(per_request_s: float, overlap: bool) -> np.ndarray:
+        monkeypatch.setattr(rates, "STEP_OVERHEAD_PER_REQUEST_S", per_request_s)
+        engine = EngineSettings(overlap_scheduling=overlap)
+        return prepare(deploy(model=LLAMA8, tp=1, lin=128, lout=512, engine=engine)).model._decode_cycle(
+            running
+        )
+
+    cost = rates.STEP_OVERHEAD_PER_REQUEST_S
+    assert cost > 0
+    extra = decode_cycles(cost, False) - decode_cycles(0.0, False)
+    assert extra == pytest.approx(running * cost)
+    assert np.all(np.diff(extra) > 0)
+    # SGLang's overlap scheduler / vLLM's async scheduling: the CPU work runs behind the GPU's step
+    assert decode_cycles(cost, True) == pytest.approx(decode_cycles(0.0, True))

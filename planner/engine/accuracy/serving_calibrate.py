@@ -40,6 +40,7 @@ SEARCH_SPACE: dict[str, tuple[float, float, int]] = {
     "GEMM_PEAK_FRACTION.fp8": (0.38, 0.78, 11),
     "GEMM_PEAK_FRACTION.fp4": (0.15, 0.70, 12),
     "STEP_OVERHEAD_S": (0.0, 6e-3, 13),
+    "STEP_OVERHEAD_PER_REQUEST_S": (0.0, 120e-6, 25),
     "EAGER_STEP_OVERHEAD_S": (0.0, 15e-3, 16),
     "EXPERT_LOAD_SCALE": (1.0, 2.5, 16),
     "ROOFLINE_EXPOSED_FRACTION": (0.0, 1.0, 11),

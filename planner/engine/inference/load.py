@@ -134,6 +134,9 @@ class LoadModel:
         hidden = overlap_scheduling
         self.overhead = 0.0 if hidden else eff.STEP_OVERHEAD_S / self.scheduler_steps
         self.eager_overhead = 0.0 if hidden else eff.EAGER_STEP_OVERHEAD_S
+        #: CPU cost per running request per step (rates.STEP_OVERHEAD_PER_REQUEST_S), hidden and amortised as the
+        #: fixed step overhead is
+        self.per_request = 0.0 if hidden else eff.STEP_OVERHEAD_PER_REQUEST_S / self.scheduler_steps
         self.cuda_graphs = cuda_graphs
         spec = wl.speculation
         self.verify = 1.0 + spec.draft_tokens
@@ -175,14 +178,18 @@ class LoadModel:
         colocated: bool | None = None,
     ) -> np.ndarray:
         """Cycle time; `eager` is the share of such steps that carry prompt chunks and so run without a CUDA
-        graph (rates.EAGER_STEP_OVERHEAD_S)."""
+        graph (rates.EAGER_STEP_OVERHEAD_S). Each decoding request in the step adds self.per_request (its scheduling,
+        sampling and detokenisation), counted from the decode tokens over the tokens verified per request."""
+        requests = np.asarray(d, dtype=float) / self.verify
         return cycle_time_s(
             self.rep.coef,
             decode_tokens=d + 0.0 * like,
             prefill_tokens=p + 0.0 * like,
             cached_tokens=k + 0.0 * like,
             prefill_pairs=a + 0.0 * like,
-            step_overhead_s=self.overhead + self.eager_overhead * (eager if self.cuda_graphs else 1.0),
+            step_overhead_s=self.overhead
+            + self.eager_overhead * (eager if self.cuda_graphs else 1.0)
+            + self.per_request * requests,
             colocated=self.colocated if colocated is None else colocated,
         )
 

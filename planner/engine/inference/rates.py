@@ -136,20 +136,23 @@ KV_TRANSFER_FRACTION = 0.71
 #: GEMMs at M = 64-128, which include the unhidden math, 0.45-0.80. Fitted (searched in 0.45-0.95): 0.95 after the
 #: eager-step and case-input pass of issue 14, 0.70 since the MLPerf cases take their datasets' measured prompt
 #: lengths (docs/serving-model.md section 6, prompt-length pass): below the pure-stream figures, inside the
-#: whole-GEMM range; dense decode time the model does not place elsewhere, not a measured HBM fraction.
+#: whole-GEMM range; dense decode time the model does not place elsewhere, not a measured HBM fraction. The
+#: per-request step cost (below) did not move it (docs section 6, per-request step cost pass).
 WEIGHT_STREAM_HBM_FRACTION = 0.70
 #: Achieved fraction of the dense tensor peak of a GEMM at prefill sizes, by compute precision, on an H100-class
 #: matmul ceiling (layout.matmul_ceiling_ratio scales it per GPU). Published range for FP8: DeepGEMM M = 4,096,
 #: 0.38-0.72 (0.78 best). 16-bit and INT8 GEMMs take FP8's fraction of their own peak: the calibration set has no
 #: 16-bit NVIDIA case to fit one on, and the measured BF16 ceiling (H100 792/989 = 0.80, ml-engineering MAMF
 #: table) sits as far above it as DeepGEMM's best FP8 does. FP4: no measured FP4 GEMM figure was found; fitted on
-#: the NVFP4 calibration cases. Fitted.
-GEMM_PEAK_FRACTION: dict[str, float] = {"fp8": 0.74, "fp4": 0.55}
+#: the NVFP4 calibration cases. Fitted: both at the top of their searched ranges (fp8 0.38-0.78, DeepGEMM's best;
+#: fp4 0.15-0.70) since the per-request step cost (0.74 / 0.55 before): that cost takes time at large batches, which faster
+#: prefill GEMMs give back.
+GEMM_PEAK_FRACTION: dict[str, float] = {"fp8": 0.78, "fp4": 0.70}
 #: Share of the shorter of a kernel's memory and compute times that is not hidden behind the longer one. The ideal
 #: roofline hides all of it (0). DeepGEMM's H800 FP8 GEMMs at M = 128 (N x K = 7168 x 2048: 4.4 µs to stream the
 #: weights, 1.9 µs of math) run at 0.45-0.78 of HBM bandwidth, i.e. 5.6-9.8 µs, about the sum of the two (1).
 #: Fitted.
-ROOFLINE_EXPOSED_FRACTION = 0.7
+ROOFLINE_EXPOSED_FRACTION = 0.5
 #: Spread of the experts' popularity (their shares of the routed tokens at one MoE layer), as the standard deviation
 #: of its logarithm; inference/expert_load.py turns it into the busiest GPU's load under expert parallelism.
 #: TensorRT-LLM tech blog 4 ("Scaling Expert Parallelism in TensorRT-LLM (Part 1)", Table 1: DeepSeek-R1, EP 32 on
@@ -167,23 +170,35 @@ EPLB_LOAD_IMBALANCE = 1.11
 #: What the expert-parallel cases' compute-bound experts take beyond the busiest GPU's popularity share above, as a
 #: multiplier of that share (so also of its dispatch/combine bytes): replaces the single fitted EXPERT_LOAD_IMBALANCE
 #: 1.9 of every EP degree. Not an imbalance the sources measure (Table 1's spread gives 1.40 at EP 8 where the fit
-#: charges 1.40 x 1.7 = 2.38): the per-step routing noise at smaller batches, the EP path's permute, activation-quantize and
+#: charges 1.40 x 1.5 = 2.10): the per-step routing noise at smaller batches, the EP path's permute, activation-quantize and
 #: finalize kernels and the padding of per-expert groups are candidates with no published size. Search range
 #: 1.0-2.5 (the old constant's, from SGLang's EPLB speedups 1.49x prefill, 2.54x decode, lmsys blog 2025-05-05).
 #: Fitted.
-EXPERT_LOAD_SCALE = 1.7
+EXPERT_LOAD_SCALE = 1.5
 #: Fixed cost of one engine step (scheduling, input preparation, sampling, kernel launches not in a CUDA graph).
 #: No direct per-step figure was found for vLLM V1 or SGLang; vLLM's v0.6 profile (2024-09-05 blog) shows CPU
-#: work was 62% of wall time before async scheduling. Fitted.
-STEP_OVERHEAD_S = 6.0e-3
+#: work was 62% of wall time before async scheduling. Fitted (searched in 0-6 ms; 6 ms before the per-request
+#: step cost below took the part that grows with the batch).
+STEP_OVERHEAD_S = 3.0e-3
+#: CPU cost per running (decoding) request per engine step, on top of STEP_OVERHEAD_S: the scheduler's
+#: per-sequence bookkeeping, input preparation, sampling and output processing (detokenisation, stop checks) grow with
+#: the batch, which a fixed step cost cannot stand for. Hidden with STEP_OVERHEAD_S under `overlap_scheduling` and
+#: amortised like it over `scheduler_steps`. Published range: Vidur's CPU-overhead profile of vLLM on A100
+#: (microsoft/vidur data/profiling/a100/cpu_overheads.csv @ 0633efae; Llama-2-7B TP 1, batch 8 -> 64, slope per
+#: request): schedule 12-14 µs, sampler 8-9 µs, prepare inputs 16-17 µs, process model outputs 62-134 µs (median -
+#: mean), i.e. 36-40 µs without output processing (which vLLM v0.6's async output processor and overlap schedulers
+#: take off the step) and 100-171 µs with it. Fitted (searched in 0-120 µs): 25 µs, below the old engine's figures,
+#: as expected of engines since (vLLM 2024-09-05 blog: CPU work was 62% of wall time before v0.6).
+STEP_OVERHEAD_PER_REQUEST_S = 25e-6
 #: Extra fixed cost of a step that launches its kernels instead of replaying a captured CUDA graph: steps that
 #: carry prompt chunks, and every step of an engine run without CUDA graphs (`cuda_graphs` false: vLLM
 #: enforce_eager, as AMD's MLPerf v5.1 yamls set it; the NVIDIA MLPerf harness's use_graphs False, as its v5.1
 #: Llama-2-70B, Llama-3.1-405B and Mixtral configs set it). About a dozen kernels per layer at ~5-10 µs each is
 #: 5-10 ms for an 80-layer model. SGLang's overlap scheduler hid 6.1 ms per step of DeepSeek-V3 decode on 16 H200
 #: (51.0 -> 60.4 tok/s per rank at 2 requests, lmsys blog 2025-07-17), the order of the whole CPU cost. Fitted
-#: (searched in 0-15 ms; 3 ms before the eager-step pass, when it applied to prompt-carrying steps only).
-EAGER_STEP_OVERHEAD_S = 6.0e-3
+#: (searched in 0-15 ms; 3 ms before the eager-step pass, when it applied to prompt-carrying steps only; 6 ms before
+#: the per-request step cost, 9 ms since).
+EAGER_STEP_OVERHEAD_S = 9.0e-3
 
 #: Fixed latency of one expert dispatch or combine over RDMA, on top of its bytes at the RDMA bandwidth (the per-token
 #: term). Published range: DeepEP's low-latency kernels on H800 + CX7 (deepseek-ai/DeepEP docs/legacy.md @ 0297fc80,
@@ -194,7 +209,7 @@ EAGER_STEP_OVERHEAD_S = 6.0e-3
 #: vLLM PR #46404 found its DeepEP V2 decode dispatch processing the buffer's whole capacity).
 #: Before issue 14's MoE pass it was 260 µs at any token count (half of 520 µs per dispatch + combine). Fitted
 #: (searched in 10-260 µs).
-RDMA_COLLECTIVE_LATENCY_S = 110e-6
+RDMA_COLLECTIVE_LATENCY_S = 135e-6
 
 # --- the user's statement of their own stack (workload.serving.kernel_efficiency) -------------------------------
 
@@ -217,9 +232,9 @@ MAX_KERNEL_EFFICIENCY = 1.25
 #: out of the fit (accuracy/data/serving_loo.csv; `python -m planner.engine validate` prints the current values and
 #: tests/engine/test_serving_validation.py fails when these no longer match, rounded outward to two decimals). A
 #: throughput T reads [low x T, high x T].
-THROUGHPUT_RANGE = (0.71, 1.15)
+THROUGHPUT_RANGE = (0.87, 1.55)
 #: The same over the p50 TTFT/TPOT cases (saturated ones left out): a latency L reads [low x L, high x L].
-LATENCY_RANGE = (0.66, 2.92)
+LATENCY_RANGE = (0.65, 1.95)
 
 # --- serving engine defaults (sourced) -------------------------------------------------------------------------
 
@@ -320,6 +335,12 @@ def assumptions() -> dict[str, dict[str, Any]]:
             "value": STEP_OVERHEAD_S,
             "unit": "s per engine step",
             "source": f"{fitted} (scheduler, sampling, launches)",
+        },
+        "serving.step_overhead_per_request_us": {
+            "value": STEP_OVERHEAD_PER_REQUEST_S * 1e6,
+            "unit": "µs per running request per engine step",
+            "source": f"{fitted}; searched 0-120; Vidur's vLLM A100 CPU profile: 36-40 µs without output "
+            "processing, 100-171 µs with it",
         },
         "serving.eager_step_overhead_s": {
             "value": EAGER_STEP_OVERHEAD_S,
