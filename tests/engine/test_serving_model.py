@@ -332,3 +332,25 @@ def test_the_per_request_step_cost_grows_with_running_requests_and_overlap_sched
     assert np.all(np.diff(extra) > 0)
     # SGLang's overlap scheduler / vLLM's async scheduling: the CPU work runs behind the GPU's step
     assert decode_cycles(cost, True) == pytest.approx(decode_cycles(0.0, True))
+
+
+def test_tensorrt_llm_overlap_hides_only_output_processing_of_the_per_request_step_cost(monkeypatch):
+    """TensorRT-LLM's overlap scheduler hides the previous step's output processing; scheduling and input
+    preparation (rates.OVERLAP_EXPOSED_PER_REQUEST_SHARE of the per-request cost) stay on the critical path, while
+    SGLang's/vLLM's overlap hides all of it."""
+    running = np.asarray([1.0, 64.0, 256.0])
+
+    def decode_cycles(per_request_s: float, hides_scheduling: bool) -> np.ndarray:
+        monkeypatch.setattr(rates, "STEP_OVERHEAD_PER_REQUEST_S", per_request_s)
+        engine = EngineSettings(overlap_scheduling=True, overlap_hides_scheduling=hides_scheduling)
+        return prepare(deploy(model=LLAMA8, tp=1, lin=128, lout=512, engine=engine)).model._decode_cycle(
+            running
+        )
+
+    cost = rates.STEP_OVERHEAD_PER_REQUEST_S
+    share = rates.OVERLAP_EXPOSED_PER_REQUEST_SHARE
+    assert 0.0 < share < 1.0
+    exposed = decode_cycles(cost, False) - decode_cycles(0.0, False)
+    assert exposed == pytest.approx(running * cost * share)
+    assert np.all(exposed > 0)
+    assert decode_cycles(cost, True) == pytest.approx(decode_cycles(0.0, True))

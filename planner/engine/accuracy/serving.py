@@ -27,7 +27,7 @@ from __future__ import annotations
 import csv
 import statistics
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -253,6 +253,17 @@ def _limits(case: dict[str, str]) -> tuple[int | None, int | None]:
     return (int(running) if running else None), (int(tokens) if tokens else None)
 
 
+@cache
+def _engines() -> dict[str, str]:
+    return {r["id"]: r["engine"] for r in _rows(MEASUREMENTS_PATH)}
+
+
+def _engine_of(case_id: str) -> str:
+    """The measurement's serving engine (serving_measurements.csv `engine`): TensorRT-LLM's overlap scheduler hides
+    less than SGLang's or vLLM's (rates.OVERLAP_EXPOSED_PER_REQUEST_SHARE)."""
+    return _engines().get(case_id, "")
+
+
 def deployment_for(case: dict[str, str]) -> Deployment:
     """The Deployment the engine runs for one serving case."""
     spec = _speculation(case["speculative"])
@@ -287,6 +298,7 @@ def deployment_for(case: dict[str, str]) -> Deployment:
             kv_block_tokens=int(case["kv_block"]),
             chunked_prefill=case["chunked_prefill"] == "true",
             overlap_scheduling=case["overlap_scheduling"] == "true",
+            overlap_hides_scheduling=not _engine_of(case["id"]).startswith("TensorRT-LLM"),
             two_batch_overlap=case["two_batch_overlap"] == "true",
             scheduler_steps=int(case["scheduler_steps"] or 1),
             adp_balance_timeout_iters=int(case["adp_balance_timeout_iters"])

@@ -111,6 +111,7 @@ class LoadModel:
         wl: Workload,
         *,
         overlap_scheduling: bool = False,
+        overlap_hides_scheduling: bool = True,
         scheduler_steps: int = 1,
         adp_balance_timeout_iters: int | None = None,
         adp_batching_wait_iters: int = 0,
@@ -119,7 +120,9 @@ class LoadModel:
         cuda_graphs: bool = True,
     ) -> None:
         """`overlap_scheduling`: the CPU work of each step is hidden behind the GPU's (SGLang's overlap scheduler,
-        vLLM's async scheduling); `scheduler_steps`: vLLM multi-step scheduling; `prefill_only`: a disaggregated
+        vLLM's async scheduling); `overlap_hides_scheduling` False: the overlap hides only the previous step's output
+        processing, so rates.OVERLAP_EXPOSED_PER_REQUEST_SHARE of the per-request cost stays (TensorRT-LLM's overlap
+        scheduler); `scheduler_steps`: vLLM multi-step scheduling; `prefill_only`: a disaggregated
         prefill pool (prompts only; the first token then leaves); `decode_only`: a decode pool (requests arrive with
         their KV cache, no prompt tokens in its steps); `adp_balance_timeout_iters`: TensorRT-LLM's attention-DP
         balance holds a context request until every rank has one, at most that many iterations, and
@@ -134,9 +137,12 @@ class LoadModel:
         hidden = overlap_scheduling
         self.overhead = 0.0 if hidden else eff.STEP_OVERHEAD_S / self.scheduler_steps
         self.eager_overhead = 0.0 if hidden else eff.EAGER_STEP_OVERHEAD_S
-        #: CPU cost per running request per step (rates.STEP_OVERHEAD_PER_REQUEST_S), hidden and amortised as the
-        #: fixed step overhead is
-        self.per_request = 0.0 if hidden else eff.STEP_OVERHEAD_PER_REQUEST_S / self.scheduler_steps
+        #: CPU cost per running request per step (rates.STEP_OVERHEAD_PER_REQUEST_S), amortised as the fixed step
+        #: overhead is; under overlap all of it hidden, or all but the exposed share (scheduling, input preparation)
+        exposed = (
+            (0.0 if overlap_hides_scheduling else eff.OVERLAP_EXPOSED_PER_REQUEST_SHARE) if hidden else 1.0
+        )
+        self.per_request = exposed * eff.STEP_OVERHEAD_PER_REQUEST_S / self.scheduler_steps
         self.cuda_graphs = cuda_graphs
         spec = wl.speculation
         self.verify = 1.0 + spec.draft_tokens

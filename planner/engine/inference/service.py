@@ -38,6 +38,10 @@ class EngineSettings:
     kv_block_tokens: int = eff.KV_BLOCK_TOKENS_DEFAULT
     chunked_prefill: bool = True
     overlap_scheduling: bool = False  # CPU work of step n+1 overlapped with GPU step n (SGLang, vLLM async)
+    #: the overlap also hides the scheduling and input preparation of the next step (SGLang, vLLM async scheduling);
+    #: False: only the previous step's output processing (TensorRT-LLM's overlap scheduler), so
+    #: rates.OVERLAP_EXPOSED_PER_REQUEST_SHARE of the per-request step cost stays
+    overlap_hides_scheduling: bool = True
     two_batch_overlap: bool = False  # collectives of one half-batch overlapped with the other's compute
     scheduler_steps: int = 1  # vLLM multi-step scheduling (num_scheduler_steps): decode steps per schedule
     #: gpu_memory_utilization is a fraction of the memory left after weights (TensorRT-LLM's
@@ -149,6 +153,7 @@ class Prepared:
             Replicas(r.coef, r.max_running, r.max_batched_tokens, True, r.extra_ttft_s),
             wl,
             overlap_scheduling=self.engine.overlap_scheduling,
+            overlap_hides_scheduling=self.engine.overlap_hides_scheduling,
             scheduler_steps=self.engine.scheduler_steps,
             adp_balance_timeout_iters=self.engine.adp_balance_timeout_iters,
             adp_batching_wait_iters=self.engine.adp_batching_wait_iters,
@@ -212,6 +217,7 @@ def prepare(d: Deployment, layouts: list[ServingLayout] | None = None, extra_ttf
         reps,
         d.workload,
         overlap_scheduling=d.engine.overlap_scheduling,
+        overlap_hides_scheduling=d.engine.overlap_hides_scheduling,
         scheduler_steps=d.engine.scheduler_steps,
         adp_balance_timeout_iters=d.engine.adp_balance_timeout_iters,
         adp_batching_wait_iters=d.engine.adp_batching_wait_iters,
