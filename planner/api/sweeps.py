@@ -8,6 +8,8 @@ user's sweep is a 404, like the pages. When the task queue (Celery broker) is do
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.http import Http404
@@ -304,18 +306,30 @@ class SweepListView(ApiViewMixin, APIView):
         form = SweepForm(form_data(request.data, initial_for(scenario)), scenario=scenario)
         if not form.is_valid():
             raise InvalidInput(_form_errors(form))
-        try:
+
+        def spec_errors(err: SpecError) -> dict[str, list[str]]:
+            form.add_spec_errors(err)
+            return _form_errors(form)
+
+        with _creation_refusals(spec_errors):
             run = services.sweep_create_from_scenario(
                 owner=request.user, scenario=scenario, inputs=form.inputs()
             )
-        except services.QueueUnavailable as err:
-            raise ServiceUnavailable(err.message, retry_after_s=QUEUE_RETRY_AFTER_S) from err
-        except SpecError as err:
-            form.add_spec_errors(err)
-            raise InvalidInput(_form_errors(form)) from err
-        except services.SweepRefused as err:
-            raise InvalidInput({err.field or NON_FIELD_PATH: [err.message]}) from err
         return Response(sweep_brief(run), status=status.HTTP_202_ACCEPTED)
+
+
+@contextmanager
+def _creation_refusals(spec_errors: Callable[[SpecError], dict[str, list[str]]]) -> Iterator[None]:
+    """Why creating a sweep can fail, as API errors: the queue down is a 503, a refusal (size, storage) a 400 on its
+    field, an engine problem with the configurations a 400 shaped by `spec_errors`."""
+    try:
+        yield
+    except services.QueueUnavailable as err:
+        raise ServiceUnavailable(err.message, retry_after_s=QUEUE_RETRY_AFTER_S) from err
+    except SpecError as err:
+        raise InvalidInput(spec_errors(err)) from err
+    except services.SweepRefused as err:
+        raise InvalidInput({err.field or NON_FIELD_PATH: [err.message]}) from err
 
 
 def _serving_sweep_create(request: Request, scenario: Any) -> dict[str, Any]:
@@ -324,16 +338,10 @@ def _serving_sweep_create(request: Request, scenario: Any) -> dict[str, Any]:
     form = serving.ServingSweepForm(data, scenario=scenario)
     if not form.is_valid():
         raise InvalidInput(_form_errors(form))
-    try:
+    with _creation_refusals(lambda err: {NON_FIELD_PATH: [p.message for p in err.problems]}):
         run = serving_services.serving_sweep_create(
             owner=request.user, scenario=scenario, inputs=form.inputs()
         )
-    except services.QueueUnavailable as err:
-        raise ServiceUnavailable(err.message, retry_after_s=QUEUE_RETRY_AFTER_S) from err
-    except SpecError as err:
-        raise InvalidInput({NON_FIELD_PATH: [p.message for p in err.problems]}) from err
-    except services.SweepRefused as err:
-        raise InvalidInput({err.field or NON_FIELD_PATH: [err.message]}) from err
     return sweep_brief(run)
 
 
